@@ -1,0 +1,139 @@
+import { parseArgs } from 'node:util';
+import { OUTPUT_FORMATS, type OutputFormat } from '../report/render/index.ts';
+import { parseGoDuration } from './duration.ts';
+import { UsageError, type Command, type DoctorOptions } from './options.ts';
+import { parseServerEndpoint } from './server-endpoint.ts';
+
+const ROOT_HELP = `inferencecache: diagnose an inference-cache installation on Kubernetes
+
+Usage:
+  inferencecache doctor [flags]     run the checks and print a report
+  inferencecache codes [-o format]  list every finding code
+  inferencecache --version          print the version
+
+Run 'inferencecache doctor --help' for the doctor's flags.
+`;
+
+const DOCTOR_HELP = `Run the inference-cache checks against a cluster and print a report.
+
+Usage:
+  inferencecache doctor [flags]
+
+Flags:
+      --kubeconfig string            kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then in-cluster)
+      --context string               kubeconfig context to use
+  -n, --namespace string             check only this namespace (default: all namespaces)
+      --server-endpoint string       cache-plane server as host[:grpcPort]; skips Service discovery
+      --snapshot-token-file string   bearer token for GET /snapshot (default: the controller-audience
+                                     token at /var/run/secrets/inferencecache.io/controller-token/token
+                                     when present, else the ServiceAccount token)
+  -o, --output string                human, json or table (default "human")
+      --no-color                     no ANSI colour in human output (also: NO_COLOR, TERM=dumb)
+      --config-only                  judge configuration only: no server probes, no TCP dials
+      --timeout duration             deadline of the whole run, e.g. 500ms, 30s, 2m (default 30s)
+  -h, --help                         this help
+
+Exit codes: 0 healthy, 1 warnings, 2 failures, 3 the doctor could not run.
+`;
+
+/** Default of `--timeout`. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+function parseOutput(value: string): OutputFormat {
+  const format = OUTPUT_FORMATS.find((f) => f === value);
+  if (format === undefined) {
+    throw new UsageError(`invalid output format ${JSON.stringify(value)} (want one of: ${OUTPUT_FORMATS.join(', ')})`);
+  }
+  return format;
+}
+
+/** Rewrites node's parseArgs errors into one short line that names the offending flag. */
+function usageGuard<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    const text = err instanceof Error ? err.message : String(err);
+    throw new UsageError(text.split('\n')[0]?.replace(/\. To specify a positional argument.*$/, '') ?? text);
+  }
+}
+
+function parseDoctor(args: readonly string[]): Command {
+  const { values, positionals } = usageGuard(() =>
+    parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: true,
+    options: {
+      kubeconfig: { type: 'string', default: '' },
+      context: { type: 'string', default: '' },
+      namespace: { type: 'string', short: 'n', default: '' },
+      'server-endpoint': { type: 'string', default: '' },
+      'snapshot-token-file': { type: 'string' },
+      output: { type: 'string', short: 'o', default: 'human' },
+      'no-color': { type: 'boolean', default: false },
+      'config-only': { type: 'boolean', default: false },
+      timeout: { type: 'string', default: '30s' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    }),
+  );
+  if (values.help) return { kind: 'help', text: DOCTOR_HELP };
+  if (positionals.length > 0) throw new UsageError(`doctor takes no arguments, got ${JSON.stringify(positionals[0])}`);
+  const output = parseOutput(values.output);
+  const timeoutMs = parseGoDuration(values.timeout);
+  if (timeoutMs === undefined) {
+    throw new UsageError(`invalid --timeout ${JSON.stringify(values.timeout)}: use a duration such as 500ms, 30s or 2m`);
+  }
+  const endpoint = values['server-endpoint'] === '' ? undefined : parseServerEndpoint(values['server-endpoint']);
+  const tokenFile = values['snapshot-token-file'];
+  const options: DoctorOptions = {
+    kubeconfig: values.kubeconfig,
+    context: values.context,
+    namespace: values.namespace,
+    ...(endpoint === undefined ? {} : { serverEndpoint: endpoint }),
+    ...(tokenFile === undefined ? {} : { snapshotTokenFile: tokenFile }),
+    output,
+    noColor: values['no-color'],
+    configOnly: values['config-only'],
+    timeoutMs,
+  };
+  return { kind: 'doctor', options: Object.freeze(options) };
+}
+
+function parseCodes(args: readonly string[]): Command {
+  const { values, positionals } = usageGuard(() =>
+    parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: true,
+    options: { output: { type: 'string', short: 'o', default: 'human' } },
+    }),
+  );
+  if (positionals.length > 0) throw new UsageError(`codes takes no arguments, got ${JSON.stringify(positionals[0])}`);
+  return { kind: 'codes', output: parseOutput(values.output) };
+}
+
+/**
+ * Turns argv (without node and the script) into a command, or throws {@link UsageError}. Pure: it
+ * looks at nothing but its argument.
+ */
+export function parseCommandLine(argv: readonly string[]): Command {
+  const [first, ...rest] = argv;
+  switch (first) {
+    case 'doctor':
+      return parseDoctor(rest);
+    case 'codes':
+      return parseCodes(rest);
+    case '--version':
+    case 'version':
+      if (rest.length > 0) throw new UsageError(`${first} takes no arguments`);
+      return { kind: 'version' };
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      return { kind: 'help', text: ROOT_HELP };
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(first)}; run 'inferencecache --help'`);
+  }
+}

@@ -1,0 +1,119 @@
+import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
+import { request, type Dispatcher } from 'undici';
+import type { Read } from './state.ts';
+
+/** Items per page of a paginated list. */
+export const PAGE_SIZE = 500;
+
+/** The outcome of one GET against the API server: the parsed JSON body, or a one-line error. */
+export type ApiResult =
+  | { readonly ok: true; readonly body: unknown }
+  | { readonly ok: false; readonly status?: number | undefined; readonly error: string };
+
+/** A list's items, or its failure with the HTTP status when the API server answered. */
+export type ListResult<T> = Read<T> | { readonly ok: false; readonly error: string; readonly status?: number | undefined };
+
+/** Counts what the doctor asked of the API server, for benchmarks and the read-only audit. */
+export interface ApiStats {
+  requests: number;
+  bytes: number;
+}
+
+function oneLine(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
+    return `${err.message}${cause}`.split('\n')[0] ?? '';
+  }
+  return String(err);
+}
+
+/** The message of a Kubernetes `Status` body, if the body is one. */
+function statusMessage(text: string): string | undefined {
+  try {
+    const status: unknown = JSON.parse(text);
+    if (typeof status === 'object' && status !== null && 'message' in status && typeof status.message === 'string' && status.message !== '') {
+      return status.message;
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The API server's HTTP access: authentication from the kubeconfig (client-node applies certificates,
+ * tokens, token files and exec plugins), transport by undici, bodies parsed as plain JSON. Only GET is
+ * ever sent: the doctor never writes.
+ */
+export class KubeApi {
+  readonly stats: ApiStats = { requests: 0, bytes: 0 };
+  private readonly server: string;
+  private readonly kc: KubeConfig;
+
+  constructor(kc: KubeConfig) {
+    this.kc = kc;
+    this.server = (kc.getCurrentCluster()?.server ?? '').replace(/\/+$/, '');
+  }
+
+  /** GET `path` (with its query) and parse the JSON answer. Never throws. */
+  async get(path: string, signal: AbortSignal): Promise<ApiResult> {
+    const url = `${this.server}${path}`;
+    try {
+      const ctx = new RequestContext(url, HttpMethod.GET);
+      await this.kc.applySecurityAuthentication(ctx);
+      const dispatcher = ctx.getDispatcher() as Dispatcher | undefined;
+      this.stats.requests++;
+      const res = await request(url, {
+        method: 'GET',
+        headers: { ...ctx.getHeaders(), accept: 'application/json' },
+        signal,
+        ...(dispatcher === undefined ? {} : { dispatcher }),
+      });
+      const text = await res.body.text();
+      this.stats.bytes += Buffer.byteLength(text);
+      if (res.statusCode !== 200) {
+        return { ok: false, status: res.statusCode, error: statusMessage(text) ?? `the API server answered HTTP ${res.statusCode}` };
+      }
+      return { ok: true, body: JSON.parse(text) };
+    } catch (err) {
+      if (signal.aborted) return { ok: false, error: `no answer from the API server at ${this.server} before the deadline` };
+      return { ok: false, error: oneLine(err) };
+    }
+  }
+
+  /**
+   * Lists a collection page by page (`limit`/`continue`), projecting each item as its page arrives so
+   * that only the projected fields stay in memory. When a continue token expires (HTTP 410) the list
+   * restarts once without pagination, as kubectl's pager does.
+   */
+  async list<T>(
+    path: string,
+    project: (item: unknown) => T,
+    signal: AbortSignal,
+    params: Readonly<Record<string, string>> = {},
+  ): Promise<ListResult<T>> {
+    const items: T[] = [];
+    let token = '';
+    let paged = true;
+    for (;;) {
+      const query = new URLSearchParams(params);
+      if (paged) query.set('limit', String(PAGE_SIZE));
+      if (paged && token !== '') query.set('continue', token);
+      const qs = query.toString();
+      const res = await this.get(qs === '' ? path : `${path}?${qs}`, signal);
+      if (!res.ok) {
+        if (res.status === 410 && paged && token !== '') {
+          paged = false;
+          items.length = 0;
+          continue;
+        }
+        return { ok: false, error: res.error, status: res.status };
+      }
+      const body = res.body as { items?: unknown; metadata?: { continue?: unknown } } | null;
+      if (Array.isArray(body?.items)) for (const raw of body.items) items.push(project(raw));
+      const next = body?.metadata?.continue;
+      if (!paged || typeof next !== 'string' || next === '') return { ok: true, items };
+      token = next;
+    }
+  }
+}

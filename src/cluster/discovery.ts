@@ -1,0 +1,38 @@
+import type { KubeApi } from './api.ts';
+import { READS, collectionPath } from './reads.ts';
+
+/** The Service of the cache-plane server and the namespace it is looked for first. */
+export const SERVER_SERVICE = 'inference-cache-server';
+export const SYSTEM_NAMESPACE = 'inference-cache-system';
+
+/** The namespace holding the server Service, or why it could not be found. */
+export type DiscoveryResult = { readonly ok: true; readonly namespace: string } | { readonly ok: false; readonly error: string };
+
+/**
+ * Finds the namespace of the `inference-cache-server` Service: first in `inference-cache-system`, then
+ * anywhere (the first in list order). Only NotFound falls through to the cluster-wide search: a
+ * Forbidden or a timeout is reported as it is. `--namespace` never narrows this search.
+ */
+export async function discoverServerNamespace(api: KubeApi, signal: AbortSignal): Promise<DiscoveryResult> {
+  const services = collectionPath(READS.services, SYSTEM_NAMESPACE);
+  const direct = await api.get(`${services}/${SERVER_SERVICE}`, signal);
+  if (direct.ok) return { ok: true, namespace: SYSTEM_NAMESPACE };
+  if (direct.status !== 404) {
+    return { ok: false, error: `reading Service ${SYSTEM_NAMESPACE}/${SERVER_SERVICE} failed: ${direct.error}` };
+  }
+  const all = await api.list(
+    collectionPath(READS.services, ''),
+    (raw) => {
+      const meta = (raw as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
+      return { name: String(meta?.name ?? ''), namespace: String(meta?.namespace ?? '') };
+    },
+    signal,
+    { fieldSelector: `metadata.name=${SERVER_SERVICE}` },
+  );
+  if (!all.ok) return { ok: false, error: `listing Services to find ${JSON.stringify(SERVER_SERVICE)} failed: ${all.error}` };
+  const found = all.items.find((s) => s.name === SERVER_SERVICE);
+  if (found === undefined) {
+    return { ok: false, error: `no Service named ${JSON.stringify(SERVER_SERVICE)} exists in any namespace` };
+  }
+  return { ok: true, namespace: found.namespace };
+}

@@ -1,0 +1,100 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+
+/** Where a pod finds its ServiceAccount credentials, below the service-account root. */
+export const SERVICEACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/** The environment the loader looks at, passed in so that nothing reads `process` here. */
+export interface KubeEnv {
+  readonly KUBECONFIG?: string | undefined;
+  readonly HOME?: string | undefined;
+  readonly KUBERNETES_SERVICE_HOST?: string | undefined;
+  readonly KUBERNETES_SERVICE_PORT?: string | undefined;
+  /**
+   * A directory prefixed to the in-cluster ServiceAccount paths. Empty in a real pod; set by the test
+   * kubelet stand-in, which runs the doctor as a process and cannot mount volumes.
+   */
+  readonly INFERENCECACHE_SECRETS_ROOT?: string | undefined;
+}
+
+/** Why no usable kubeconfig could be loaded; the doctor exits 3 with this message. */
+export class KubeConfigError extends Error {
+  override readonly name = 'KubeConfigError';
+}
+
+function message(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+}
+
+function loadFiles(kc: KubeConfig, files: readonly string[]): void {
+  for (const [i, file] of files.entries()) {
+    try {
+      if (i === 0) {
+        kc.loadFromFile(file);
+      } else {
+        const more = new KubeConfig();
+        more.loadFromFile(file);
+        kc.mergeConfig(more);
+      }
+    } catch (err) {
+      throw new KubeConfigError(`cannot load kubeconfig ${JSON.stringify(file)}: ${message(err)}`);
+    }
+  }
+}
+
+function homeConfig(env: KubeEnv): string | undefined {
+  const home = env.HOME ?? safeHomedir();
+  if (home === undefined || home === '') return undefined;
+  const file = join(home, '.kube', 'config');
+  return existsSync(file) ? file : undefined;
+}
+
+function safeHomedir(): string | undefined {
+  try {
+    return homedir();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Loads the kubeconfig the way kubectl does: `--kubeconfig`, else `$KUBECONFIG` (merged), else
+ * `~/.kube/config`; the in-cluster ServiceAccount is the fallback only when neither `--kubeconfig` nor
+ * `--context` was given. An unknown `--context` is an error, not a silent default.
+ */
+export function loadKubeConfig(flags: { kubeconfig: string; context: string }, env: KubeEnv): KubeConfig {
+  const kc = new KubeConfig();
+  const fromEnv = (env.KUBECONFIG ?? '').split(delimiter).filter((f) => f !== '');
+  if (flags.kubeconfig !== '') {
+    loadFiles(kc, [flags.kubeconfig]);
+  } else if (fromEnv.length > 0) {
+    loadFiles(kc, fromEnv);
+  } else {
+    const home = homeConfig(env);
+    if (home !== undefined) {
+      loadFiles(kc, [home]);
+    } else if (flags.context === '' && (env.KUBERNETES_SERVICE_HOST ?? '') !== '') {
+      const root = env.INFERENCECACHE_SECRETS_ROOT ?? '';
+      if (!existsSync(`${root}${SERVICEACCOUNT_DIR}/token`)) {
+        throw new KubeConfigError(`running in a pod but no ServiceAccount token is mounted at ${SERVICEACCOUNT_DIR}/token`);
+      }
+      kc.loadFromCluster(root);
+    } else {
+      throw new KubeConfigError('no kubeconfig found: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config');
+    }
+  }
+  if (flags.context !== '') {
+    if (kc.getContextObject(flags.context) === null) {
+      throw new KubeConfigError(`context ${JSON.stringify(flags.context)} is not in the kubeconfig`);
+    }
+    kc.setCurrentContext(flags.context);
+  }
+  const cluster = kc.getCurrentCluster();
+  if (cluster === null || cluster.server === '') {
+    const ctx = kc.getCurrentContext();
+    throw new KubeConfigError(ctx === '' ? 'the kubeconfig sets no current context; pass --context' : `context ${JSON.stringify(ctx)} names no usable cluster`);
+  }
+  return kc;
+}

@@ -1,0 +1,129 @@
+import type { CacheBackend, CachePolicy, CacheTenant, Condition, EventRecord, ObjectRef, Pod } from './state.ts';
+
+/**
+ * Projections from raw API objects to the records of `state.ts`. They tolerate malformed objects
+ * (a field of the wrong type reads as absent) because a diagnostic must not crash on the very
+ * breakage it is meant to report.
+ */
+
+type Obj = Readonly<Record<string, unknown>>;
+
+function obj(v: unknown): Obj | undefined {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
+}
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+function optStr(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+function optInt(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+function stringMap(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(obj(v) ?? {})) if (typeof val === 'string') out[k] = val;
+  return out;
+}
+
+function refOf(raw: unknown): ObjectRef {
+  const meta = obj(obj(raw)?.['metadata']);
+  return { namespace: str(meta?.['namespace']), name: str(meta?.['name']), uid: str(meta?.['uid']) };
+}
+
+function conditionsOf(status: Obj | undefined): Condition[] {
+  const list = status?.['conditions'];
+  if (!Array.isArray(list)) return [];
+  return list.map((c) => {
+    const o = obj(c);
+    return { type: str(o?.['type']), status: str(o?.['status']), reason: str(o?.['reason']), message: str(o?.['message']) };
+  });
+}
+
+/** Projects a CacheBackend of either status shape (current or pre-move of the endpoint field). */
+export function projectCacheBackend(raw: unknown): CacheBackend {
+  const spec = obj(obj(raw)?.['spec']);
+  const status = obj(obj(raw)?.['status']);
+  const selector = obj(spec?.['engineSelector']);
+  const storage = obj(spec?.['remoteStorage']);
+  const participation = obj(status?.['indexParticipation']);
+  const current = optStr(obj(status?.['remoteStorage'])?.['endpoint']);
+  const legacy = optStr(status?.['endpoint']);
+  const matchLabels = selector?.['matchLabels'] === undefined ? undefined : stringMap(selector['matchLabels']);
+  const matched = optInt(status?.['matchedEnginePods']);
+  const first = optStr(status?.['firstKVEventObservedAt']);
+  const prefixCount = optInt(participation?.['prefixCount']);
+  const lastEventAt = optStr(participation?.['lastEventAt']);
+  return {
+    ...refOf(raw),
+    ...(matchLabels === undefined ? {} : { matchLabels }),
+    ...(storage === undefined ? {} : { remoteStorage: { ownership: str(storage['ownership']) } }),
+    conditions: conditionsOf(status),
+    ...(matched === undefined ? {} : { matchedEnginePods: matched }),
+    ...(first === undefined ? {} : { firstKVEventObservedAt: first }),
+    ...(participation === undefined
+      ? {}
+      : {
+          indexParticipation: {
+            ...(prefixCount === undefined ? {} : { prefixCount }),
+            ...(lastEventAt === undefined ? {} : { lastEventAt }),
+          },
+        }),
+    ...(current !== undefined
+      ? { endpoint: { value: current, field: 'status.remoteStorage.endpoint' as const } }
+      : legacy !== undefined
+        ? { endpoint: { value: legacy, field: 'status.endpoint' as const } }
+        : {}),
+  };
+}
+
+/** Projects a Pod to its identity, labels and annotations. */
+export function projectPod(raw: unknown): Pod {
+  const meta = obj(obj(raw)?.['metadata']);
+  return { ...refOf(raw), labels: stringMap(meta?.['labels']), annotations: stringMap(meta?.['annotations']) };
+}
+
+/** Projects a core/v1 Event; its time is the first set of the fields the Event API defines for it. */
+export function projectEvent(raw: unknown): EventRecord {
+  const o = obj(raw);
+  const involved = obj(o?.['involvedObject']);
+  const series = obj(o?.['series']);
+  const meta = obj(o?.['metadata']);
+  const time =
+    optStr(series?.['lastObservedTime']) ?? optStr(o?.['lastTimestamp']) ?? optStr(o?.['eventTime']) ?? optStr(meta?.['creationTimestamp']) ?? '';
+  return {
+    reason: str(o?.['reason']),
+    message: str(o?.['message']),
+    time,
+    involved: {
+      kind: str(involved?.['kind']),
+      namespace: str(involved?.['namespace']),
+      name: str(involved?.['name']),
+      uid: str(involved?.['uid']),
+    },
+  };
+}
+
+/** Projects a CacheTenant to its tenant ID, quota, entry count and conditions. */
+export function projectCacheTenant(raw: unknown): CacheTenant {
+  const spec = obj(obj(raw)?.['spec']);
+  const status = obj(obj(raw)?.['status']);
+  const max = optInt(obj(spec?.['quota'])?.['maxIndexEntries']);
+  const entries = optInt(status?.['indexEntries']);
+  return {
+    ...refOf(raw),
+    tenantID: str(spec?.['tenantID']),
+    ...(max === undefined ? {} : { maxIndexEntries: max }),
+    ...(entries === undefined ? {} : { indexEntries: entries }),
+    conditions: conditionsOf(status),
+  };
+}
+
+/** A CachePolicy is counted, never read: its identity is enough. */
+export function projectCachePolicy(raw: unknown): CachePolicy {
+  return refOf(raw);
+}

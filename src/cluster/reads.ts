@@ -1,0 +1,30 @@
+/**
+ * Every Kubernetes read the doctor performs, verb for verb. The chart's ClusterRole must grant exactly
+ * these (a test compares the two); a read missing here is a bug in one of them.
+ */
+export interface DeclaredRead {
+  /** API group; "" is the core group. */
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly verbs: readonly ('get' | 'list')[];
+  /** Whether the resource lives in namespaces. */
+  readonly namespaced: boolean;
+}
+
+export const READS = {
+  cacheBackends: { group: 'inferencecache.io', version: 'v1alpha1', resource: 'cachebackends', verbs: ['list'], namespaced: true },
+  pods: { group: '', version: 'v1', resource: 'pods', verbs: ['list'], namespaced: true },
+  events: { group: '', version: 'v1', resource: 'events', verbs: ['list'], namespaced: true },
+  cacheTenants: { group: 'inferencecache.io', version: 'v1alpha1', resource: 'cachetenants', verbs: ['list'], namespaced: true },
+  cachePolicies: { group: 'inferencecache.io', version: 'v1alpha1', resource: 'cachepolicies', verbs: ['list'], namespaced: true },
+  services: { group: '', version: 'v1', resource: 'services', verbs: ['get', 'list'], namespaced: true },
+  namespaces: { group: '', version: 'v1', resource: 'namespaces', verbs: ['get'], namespaced: false },
+} as const satisfies Record<string, DeclaredRead>;
+
+/** The REST path of a collection, cluster-wide when `namespace` is empty. */
+export function collectionPath(read: DeclaredRead, namespace: string): string {
+  const base = read.group === '' ? `/api/${read.version}` : `/apis/${read.group}/${read.version}`;
+  const scope = read.namespaced && namespace !== '' ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${base}${scope}/${read.resource}`;
+}

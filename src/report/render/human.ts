@@ -1,0 +1,49 @@
+import type { Finding, Report } from '../finding.ts';
+import type { Status } from '../status.ts';
+
+/** Options of {@link renderHuman}. */
+export interface HumanOptions {
+  /** Emit ANSI colour sequences. The caller decides (terminal, `--no-color`, `NO_COLOR`, `TERM=dumb`). */
+  readonly color: boolean;
+}
+
+/** Sections of the human report, most severe first. */
+const SECTION_ORDER = ['FAIL', 'WARN', 'INFO', 'OK'] as const satisfies readonly Status[];
+
+const RESET = '\x1b[0m';
+const BOLD = '\x1b[1m';
+const COLOR: Readonly<Record<Status, string>> = {
+  FAIL: '\x1b[31m',
+  WARN: '\x1b[33m',
+  INFO: '\x1b[36m',
+  OK: '\x1b[32m',
+};
+
+/**
+ * The human report (upstream-doctor.md R-8.1): a header, one section per status present (FAIL, WARN,
+ * INFO, OK; findings in emission order within a section), then the summary line. Messages are printed
+ * raw. With `color`, the header and summary are bold, section labels bold and coloured, and each
+ * finding's tag (label padded to 4, space, code) coloured; resources and messages never are.
+ */
+export function renderHuman(report: Report, opts: HumanOptions): string {
+  const bold = (text: string) => (opts.color ? `${BOLD}${text}${RESET}` : text);
+  const paint = (status: Status, text: string) => (opts.color ? `${COLOR[status]}${text}${RESET}` : text);
+
+  let out = `${bold('inferencecache doctor')}\n\n`;
+  for (const status of SECTION_ORDER) {
+    const findings = report.findings.filter((f) => f.status === status);
+    if (findings.length === 0) continue;
+    out += `${opts.color ? `${BOLD}${paint(status, status)}` : status}\n`;
+    for (const f of findings) out += findingLines(f, paint(status, `${status.padEnd(4)} ${f.code}`));
+    out += '\n';
+  }
+  const { ok, info, warn, fail, exitCode } = report.summary;
+  out += `${bold(`Summary: ${ok} OK, ${info} INFO, ${warn} WARN, ${fail} FAIL  (exit ${exitCode})`)}\n`;
+  return out;
+}
+
+/** The two lines of one finding: tag and resource (when there is one), then the indented message. */
+function findingLines(f: Finding, tag: string): string {
+  const head = f.resource === undefined || f.resource === '' ? `  ${tag}` : `  ${tag}  ${f.resource}`;
+  return `${head}\n      ${f.message}\n`;
+}

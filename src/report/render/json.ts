@@ -1,0 +1,23 @@
+import type { Report } from '../finding.ts';
+import { goJson } from '../gofmt.ts';
+
+/**
+ * The JSON report (upstream-doctor.md R-8.2): `summary` {ok, info, warn, fail, exitCode} then
+ * `findings` [{code, status, check, resource, message}] in emission order, `resource` omitted when
+ * empty, two-space indentation, Go's HTML-safe string escaping, one trailing newline.
+ * Keys are only ever added, never renamed or reordered.
+ */
+export function renderJson(report: Report): string {
+  const { ok, info, warn, fail, exitCode } = report.summary;
+  const document = {
+    summary: { ok, info, warn, fail, exitCode },
+    findings: report.findings.map((f) => ({
+      code: f.code,
+      status: f.status,
+      check: f.check,
+      resource: f.resource === '' ? undefined : f.resource,
+      message: f.message,
+    })),
+  };
+  return `${goJson(document, '  ')}\n`;
+}

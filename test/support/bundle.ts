@@ -1,0 +1,89 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** The bundle `npm run build` writes; process tests run it the way users and the image do. */
+export const BUNDLE = resolve(import.meta.dirname, '../../dist/inferencecache.mjs');
+
+/** Fails with a clear message when the bundle has not been built. */
+export function requireBundle(): string {
+  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first (npm test does)`);
+  return BUNDLE;
+}
+
+/** What one run of the bundle produced. */
+export interface BundleRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly elapsedMs: number;
+}
+
+/** Runs the bundle with Node (the one running the tests: 24 under npm) and collects its output. */
+export function runBundle(
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: readonly string[]; timeoutMs?: number } = {},
+): Promise<BundleRun> {
+  const started = Date.now();
+  const [cmd, ...pre] = opts.command ?? [process.execPath, requireBundle()];
+  return new Promise((done, fail) => {
+    const child = spawn(cmd as string, [...pre, ...args], {
+      env: opts.env ?? { PATH: process.env['PATH'] ?? '' },
+      cwd: opts.cwd ?? tmpdir(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    child.on('error', fail);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr, elapsedMs: Date.now() - started });
+    });
+  });
+}
+
+/** A loopback port that nothing listens on (bound, then released). */
+export async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const address = server.address();
+  await new Promise<void>((r) => server.close(() => r()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+/** Writes a kubeconfig for `server` with a bearer token and no CA check, and returns its path. */
+export function writeKubeconfig(server: string, extra: { context?: string } = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'icd-kubeconfig-'));
+  const file = join(dir, 'config');
+  const context = extra.context ?? 'test';
+  writeFileSync(
+    file,
+    [
+      'apiVersion: v1',
+      'kind: Config',
+      `current-context: ${context}`,
+      'clusters:',
+      '- name: test',
+      '  cluster:',
+      `    server: ${server}`,
+      '    insecure-skip-tls-verify: true',
+      'users:',
+      '- name: test',
+      '  user:',
+      '    token: not-a-real-token',
+      'contexts:',
+      `- name: ${context}`,
+      '  context:',
+      '    cluster: test',
+      '    user: test',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}

@@ -1,0 +1,72 @@
+/**
+ * Our own golden files (test/golden/): a report written for this project, rendered in every format,
+ * plus the empty report. Run with UPDATE_GOLDEN=1 to rewrite the files after a deliberate change,
+ * then review the diff.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { emitterFor, makeReport, type Report } from '../../../src/report/finding.ts';
+import { renderHuman } from '../../../src/report/render/human.ts';
+import { renderJson } from '../../../src/report/render/json.ts';
+import { renderTable } from '../../../src/report/render/table.ts';
+
+const GOLDEN_DIR = path.resolve(import.meta.dirname, '../../golden');
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+const cb = emitterFor('CacheBackendHealth');
+const sv = emitterFor('ServerReachability');
+const ct = emitterFor('CacheTenantHealth');
+const sn = emitterFor('SnapshotReachability');
+const pb = emitterFor('ProbeReachability');
+const SERVER = 'http://inference-cache-server.inference-cache-system.svc:8081';
+
+/** Every layout feature at once: all four sections, a finding without resource, awkward characters. */
+const SAMPLE: Report = makeReport([
+  sn('SN003', `${SERVER}/snapshot`, 'the snapshot route returned 200 to a request carrying no token at all'),
+  cb('API001', 'CacheBackend', 'could not list CacheBackends: forbidden for "system:serviceaccount:ops:doctor"'),
+  cb('CB004', 'cachebackend/prod/llama-70b', 'newest KV event is 7m3s old; the freshness window is 2m0s'),
+  ct(
+    'CT001',
+    'cachetenant/prod/team-a',
+    'tenant <tag> & "quotes" — 1200 index entries, quota 1000;\tcolumns\tand a\nsecond line (café 🙂)',
+  ),
+  pb('PB002', `${SERVER}/probe`, 'the probe route is mounted (HEAD answered 405)'),
+  sv('SV001', undefined, 'no cache-plane server Service was found in any namespace'),
+]);
+
+const EMPTY: Report = makeReport([]);
+
+const CASES: readonly (readonly [file: string, render: () => string])[] = [
+  ['human.txt', () => renderHuman(SAMPLE, { color: false })],
+  ['human-color.txt', () => renderHuman(SAMPLE, { color: true })],
+  ['report.json', () => renderJson(SAMPLE)],
+  ['report.table', () => renderTable(SAMPLE)],
+  ['empty-human.txt', () => renderHuman(EMPTY, { color: false })],
+  ['empty-human-color.txt', () => renderHuman(EMPTY, { color: true })],
+  ['empty-report.json', () => renderJson(EMPTY)],
+  ['empty-report.table', () => renderTable(EMPTY)],
+];
+
+describe('renderers match test/golden', () => {
+  it.each(CASES)('%s', (file, renderIt) => {
+    const target = path.join(GOLDEN_DIR, file);
+    const got = renderIt();
+    if (UPDATE) {
+      if (process.env.CI === 'true') throw new Error('UPDATE_GOLDEN=1 is refused under CI=true');
+      fs.mkdirSync(GOLDEN_DIR, { recursive: true });
+      fs.writeFileSync(target, got);
+      return;
+    }
+    if (!fs.existsSync(target)) {
+      throw new Error(`${target} is missing; create it with UPDATE_GOLDEN=1 npx vitest run ${path.relative(process.cwd(), import.meta.filename)}`);
+    }
+    expect(got).toBe(fs.readFileSync(target, 'utf8'));
+  });
+
+  it('the JSON golden decodes back to the exact findings', () => {
+    const doc = JSON.parse(renderJson(SAMPLE));
+    expect(doc).toStrictEqual({ summary: SAMPLE.summary, findings: SAMPLE.findings });
+    expect(SAMPLE.summary).toStrictEqual({ ok: 1, info: 1, warn: 2, fail: 2, exitCode: 2 });
+  });
+});

@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { emitterFor, makeReport, type Finding } from '../../../src/report/finding.ts';
+import { OUTPUT_FORMATS, render, renderHuman, renderJson, renderTable } from '../../../src/report/render/index.ts';
+
+const cb = emitterFor('CacheBackendHealth');
+const sv = emitterFor('ServerReachability');
+const empty = makeReport([]);
+
+describe('renderHuman', () => {
+  it('empty report: header, blank line, summary', () => {
+    expect(renderHuman(empty, { color: false })).toBe(
+      'inferencecache doctor\n\nSummary: 0 OK, 0 INFO, 0 WARN, 0 FAIL  (exit 0)\n',
+    );
+  });
+
+  it('groups by severity (FAIL, WARN, INFO, OK) keeping emission order within a section', () => {
+    const report = makeReport([
+      cb('CB006', 'cachebackend/a/one', 'fine'),
+      cb('CB001', 'cachebackend/a/two', 'not ready'),
+      sv('SV001', undefined, 'no server'),
+      cb('CB003', 'cachebackend/a/three', 'no events'),
+    ]);
+    const lines = renderHuman(report, { color: false }).split('\n');
+    expect(lines).toStrictEqual([
+      'inferencecache doctor',
+      '',
+      'FAIL',
+      '  FAIL SV001',
+      '      no server',
+      '',
+      'WARN',
+      '  WARN CB001  cachebackend/a/two',
+      '      not ready',
+      '  WARN CB003  cachebackend/a/three',
+      '      no events',
+      '',
+      'OK',
+      '  OK   CB006  cachebackend/a/one',
+      '      fine',
+      '',
+      'Summary: 1 OK, 0 INFO, 2 WARN, 1 FAIL  (exit 2)',
+      '',
+    ]);
+  });
+
+  it('prints messages raw (tabs and newlines kept)', () => {
+    const out = renderHuman(makeReport([cb('CB001', 'cachebackend/a/b', 'x\ty\nz')]), { color: false });
+    expect(out).toContain('\n      x\ty\nz\n');
+  });
+
+  it('treats an empty resource like no resource', () => {
+    const f = { code: 'SV001', status: 'FAIL', check: 'ServerReachability', resource: '', message: 'm' } satisfies Finding;
+    expect(renderHuman(makeReport([f]), { color: false })).toContain('\n  FAIL SV001\n      m\n');
+  });
+
+  it('colour only wraps header, labels, tags and summary', () => {
+    const out = renderHuman(makeReport([cb('CB001', 'cachebackend/a/b', 'msg')]), { color: true });
+    expect(out).toBe(
+      '\x1b[1minferencecache doctor\x1b[0m\n\n' +
+        '\x1b[1m\x1b[33mWARN\x1b[0m\n' +
+        '  \x1b[33mWARN CB001\x1b[0m  cachebackend/a/b\n' +
+        '      msg\n\n' +
+        '\x1b[1mSummary: 0 OK, 0 INFO, 1 WARN, 0 FAIL  (exit 1)\x1b[0m\n',
+    );
+  });
+
+  it('no escape byte at all without colour', () => {
+    const out = renderHuman(makeReport([cb('CB001', 'r', 'm'), sv('SV003', 'h:1', 'ok')]), { color: false });
+    expect(out).not.toContain('\x1b');
+  });
+});
+
+describe('renderJson', () => {
+  it('empty report: findings is [] and the document ends with one newline', () => {
+    expect(renderJson(empty)).toBe(
+      '{\n  "summary": {\n    "ok": 0,\n    "info": 0,\n    "warn": 0,\n    "fail": 0,\n    "exitCode": 0\n  },\n  "findings": []\n}\n',
+    );
+  });
+
+  it('key order code, status, check, resource, message; resource omitted when absent or empty', () => {
+    const blank = { code: 'SV001', status: 'FAIL', check: 'ServerReachability', resource: '', message: 'b' } satisfies Finding;
+    const doc = JSON.parse(renderJson(makeReport([cb('CB002', 'cachebackend/n/x', 'a'), blank, sv('SV001', undefined, 'c')])));
+    expect(Object.keys(doc)).toStrictEqual(['summary', 'findings']);
+    expect(Object.keys(doc.summary)).toStrictEqual(['ok', 'info', 'warn', 'fail', 'exitCode']);
+    expect(Object.keys(doc.findings[0])).toStrictEqual(['code', 'status', 'check', 'resource', 'message']);
+    expect(Object.keys(doc.findings[1])).toStrictEqual(['code', 'status', 'check', 'message']);
+    expect(Object.keys(doc.findings[2])).toStrictEqual(['code', 'status', 'check', 'message']);
+  });
+
+  it('uses Go escaping for messages', () => {
+    const out = renderJson(makeReport([cb('CB001', 'cachebackend/n/x', '<a> & b\u2028')]));
+    expect(out).toContain(String.raw`"message": "\u003ca\u003e \u0026 b\u2028"`);
+  });
+});
+
+describe('renderTable', () => {
+  it('empty report: header only, no trailing padding', () => {
+    expect(renderTable(empty)).toBe('STATUS  CODE  CHECK  RESOURCE  MESSAGE\n');
+  });
+
+  it('rows in emission order, "-" for no resource, whitespace collapsed', () => {
+    const report = makeReport([
+      cb('CB006', 'cachebackend/a/one', '  all\tgood \n now  '),
+      sv('SV001', undefined, 'down'),
+    ]);
+    expect(renderTable(report)).toBe(
+      'STATUS  CODE   CHECK               RESOURCE            MESSAGE\n' +
+        'OK      CB006  CacheBackendHealth  cachebackend/a/one  all good now\n' +
+        'FAIL    SV001  ServerReachability  -                   down\n',
+    );
+  });
+
+  it('counts widths in code points, not UTF-16 units', () => {
+    const report = makeReport([cb('CB001', 'pod/é/🙂🙂', 'm'), cb('CB001', 'cachebackend/x/y', 'n')]);
+    const lines = renderTable(report).split('\n');
+    // 'cachebackend/x/y' is 16 code points, so the column is 18 wide.
+    expect(lines[1]).toBe('WARN    CB001  CacheBackendHealth  pod/é/🙂🙂          m');
+    expect([...(lines[1] ?? '')].length).toBe([...(lines[2] ?? '')].length);
+  });
+
+  it('an empty message keeps the padding of the columns before it, like tabwriter', () => {
+    const out = renderTable(makeReport([cb('CB001', 'r', ' \n ')]));
+    expect(out.split('\n')[1]).toBe('WARN    CB001  CacheBackendHealth  r         ');
+  });
+});
+
+describe('render', () => {
+  const report = makeReport([cb('CB001', 'cachebackend/a/b', 'm')]);
+
+  it('lists the formats, human first', () => {
+    expect(OUTPUT_FORMATS).toStrictEqual(['human', 'json', 'table']);
+  });
+
+  it('dispatches to each renderer', () => {
+    expect(render(report, 'human')).toBe(renderHuman(report, { color: false }));
+    expect(render(report, 'human', { color: true })).toBe(renderHuman(report, { color: true }));
+    expect(render(report, 'json', { color: true })).toBe(renderJson(report));
+    expect(render(report, 'table', { color: true })).toBe(renderTable(report));
+  });
+});
