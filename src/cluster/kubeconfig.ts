@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -60,6 +61,19 @@ function safeHomedir(): string | undefined {
 }
 
 /**
+ * The in-cluster configuration: the API address from the Service environment variables, the
+ * ServiceAccount token (re-read as the kubelet rotates it) and the cluster CA.
+ */
+function loadInCluster(kc: KubeConfig, env: KubeEnv, root: string): void {
+  const host = env.KUBERNETES_SERVICE_HOST ?? '';
+  const port = env.KUBERNETES_SERVICE_PORT ?? '443';
+  kc.loadFromClusterAndUser(
+    { name: 'in-cluster', server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: `${root}${SERVICEACCOUNT_DIR}/ca.crt`, skipTLSVerify: false },
+    { name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile: `${root}${SERVICEACCOUNT_DIR}/token` } } },
+  );
+}
+
+/**
  * Loads the kubeconfig the way kubectl does: `--kubeconfig`, else `$KUBECONFIG` (merged), else
  * `~/.kube/config`; the in-cluster ServiceAccount is the fallback only when neither `--kubeconfig` nor
  * `--context` was given. An unknown `--context` is an error, not a silent default.
@@ -80,7 +94,7 @@ export function loadKubeConfig(flags: { kubeconfig: string; context: string }, e
       if (!existsSync(`${root}${SERVICEACCOUNT_DIR}/token`)) {
         throw new KubeConfigError(`running in a pod but no ServiceAccount token is mounted at ${SERVICEACCOUNT_DIR}/token`);
       }
-      kc.loadFromCluster(root);
+      loadInCluster(kc, env, root);
     } else {
       throw new KubeConfigError('no kubeconfig found: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config');
     }
@@ -93,8 +107,8 @@ export function loadKubeConfig(flags: { kubeconfig: string; context: string }, e
   }
   const cluster = kc.getCurrentCluster();
   if (cluster === null || cluster.server === '') {
-    const ctx = kc.getCurrentContext();
-    throw new KubeConfigError(ctx === '' ? 'the kubeconfig sets no current context; pass --context' : `context ${JSON.stringify(ctx)} names no usable cluster`);
+    const ctx = kc.getCurrentContext() as string | null;
+    throw new KubeConfigError(ctx === null || ctx === '' ? 'the kubeconfig sets no current context; pass --context' : `context ${JSON.stringify(ctx)} names no usable cluster`);
   }
   return kc;
 }

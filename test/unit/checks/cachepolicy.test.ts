@@ -1,0 +1,4 @@
+import { cachePolicyTable } from './cachepolicy.cases.ts';
+import { runTable } from './runner.ts';
+
+runTable(cachePolicyTable);

@@ -1,0 +1,4 @@
+import { enginePodTable } from './engine-pod.cases.ts';
+import { runTable } from './runner.ts';
+
+runTable(enginePodTable);

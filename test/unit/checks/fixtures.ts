@@ -1,0 +1,246 @@
+/**
+ * Shared builders for the check tables: small literal ClusterStates, probe results and a fixed `now`.
+ * Every builder returns a complete, valid record; overrides replace whole fields.
+ */
+import type { CheckInput } from '../../../src/checks/input.ts';
+import type {
+  CacheBackend,
+  CachePolicy,
+  CacheTenant,
+  ClusterState,
+  Condition,
+  EventRecord,
+  NamespaceLookup,
+  Pod,
+  Read,
+} from '../../../src/cluster/state.ts';
+import type { DialResult, HttpResult, ProbeResults, ServerProbes, SnapshotBody } from '../../../src/probes/results.ts';
+import type { CheckName, Code } from '../../../src/report/codes.ts';
+import type { Finding } from '../../../src/report/finding.ts';
+import type { Status } from '../../../src/report/status.ts';
+
+/** The run's reference instant (R-1.1). */
+export const NOW = new Date('2025-06-01T12:00:00.000Z');
+export const SECOND = 1000;
+export const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+
+/** RFC 3339 time `ms` before NOW (negative: in the future). */
+export function ago(ms: number): string {
+  return new Date(NOW.getTime() - ms).toISOString();
+}
+
+/**
+ * Code → status as upstream-doctor.md R-0.5 states it (plus our NS001/NS002), written out here
+ * independently of src/report/codes.ts so that the tables check the code table too.
+ */
+export const SPEC_STATUS: Readonly<Record<Code, Status>> = {
+  API001: 'FAIL',
+  SV001: 'FAIL',
+  SV002: 'FAIL',
+  SV003: 'OK',
+  SN001: 'FAIL',
+  SN002: 'WARN',
+  SN003: 'INFO',
+  SN004: 'OK',
+  SN005: 'WARN',
+  PL001: 'FAIL',
+  PL002: 'OK',
+  PL003: 'WARN',
+  PB001: 'FAIL',
+  PB002: 'OK',
+  PB003: 'WARN',
+  CB001: 'WARN',
+  CB002: 'WARN',
+  CB003: 'WARN',
+  CB004: 'WARN',
+  CB005: 'WARN',
+  CB006: 'OK',
+  CB007: 'WARN',
+  EP001: 'WARN',
+  EP002: 'OK',
+  EP003: 'WARN',
+  OP001: 'WARN',
+  CT001: 'WARN',
+  CT002: 'OK',
+  CP001: 'INFO',
+  CP002: 'OK',
+  CP003: 'WARN',
+  NS001: 'FAIL',
+  NS002: 'INFO',
+};
+
+// ---------------------------------------------------------------------------------------------
+// Cluster objects
+
+export function ok<T>(items: readonly T[]): Read<T> {
+  return { ok: true, items };
+}
+
+export function failed(error: string): Read<never> {
+  return { ok: false, error };
+}
+
+export function cond(type: string, status: string, reason = '', message = ''): Condition {
+  return { type, status, reason, message };
+}
+
+/** Removes optional fields from a record (builders cannot set a field to "absent" by override). */
+export function omit<T extends object, K extends keyof T>(o: T, ...keys: K[]): Omit<T, K> {
+  const out: Record<PropertyKey, unknown> = { ...(o as Record<PropertyKey, unknown>) };
+  for (const k of keys) delete out[k];
+  return out as Omit<T, K>;
+}
+
+/** A bare CacheBackend `ns1/be` (uid `be-uid`): no selector, no storage, no status. */
+export function backend(o: Partial<CacheBackend> = {}): CacheBackend {
+  return { namespace: 'ns1', name: 'be', uid: 'be-uid', conditions: [], ...o };
+}
+
+export const REDIS = 'redis.ns1.svc:6379';
+
+/**
+ * A fully healthy Managed backend `ns1/be`: Ready True, selector app=engine matching 2 pods, KV events
+ * flowing (latch an hour ago, last event 10 s ago, 5 prefixes) and a published endpoint.
+ */
+export function healthy(o: Partial<CacheBackend> = {}): CacheBackend {
+  return backend({
+    matchLabels: { app: 'engine' },
+    remoteStorage: { ownership: 'Managed' },
+    conditions: [cond('Ready', 'True', 'Ready', 'backend is ready')],
+    matchedEnginePods: 2,
+    firstKVEventObservedAt: ago(HOUR),
+    indexParticipation: { prefixCount: 5, lastEventAt: ago(10 * SECOND) },
+    endpoint: { value: REDIS, field: 'status.remoteStorage.endpoint' },
+    ...o,
+  });
+}
+
+/** A Pod in `ns1` with uid `<name>-uid` and no labels or annotations. */
+export function pod(name: string, o: Partial<Pod> = {}): Pod {
+  return { namespace: 'ns1', name, uid: `${name}-uid`, labels: {}, annotations: {}, ...o };
+}
+
+export interface EventOverrides {
+  readonly reason?: string;
+  readonly message?: string;
+  readonly time?: string;
+  readonly kind?: string;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly uid?: string;
+}
+
+/** A normalised Event about Pod `ns1/p` (uid `p-uid`), reason NoMatchingCacheBackend, 1 minute old. */
+export function event(o: EventOverrides = {}): EventRecord {
+  return {
+    reason: o.reason ?? 'NoMatchingCacheBackend',
+    message: o.message ?? 'no CacheBackend selects this pod',
+    time: o.time ?? ago(MINUTE),
+    involved: { kind: o.kind ?? 'Pod', namespace: o.namespace ?? 'ns1', name: o.name ?? 'p', uid: o.uid ?? 'p-uid' },
+  };
+}
+
+/** An InjectedByCacheBackend Event about the pod with the given uid. */
+export function injectedEvent(uid: string, o: EventOverrides = {}): EventRecord {
+  return event({ reason: 'InjectedByCacheBackend', message: 'injected', uid, ...o });
+}
+
+/** A CacheTenant `ns1/t1` with tenantID `tenant-a` and no quota, count or conditions. */
+export function tenant(o: Partial<CacheTenant> = {}): CacheTenant {
+  return { namespace: 'ns1', name: 't1', uid: 't1-uid', tenantID: 'tenant-a', conditions: [], ...o };
+}
+
+export function policy(namespace: string, name: string): CachePolicy {
+  return { namespace, name, uid: `${namespace}-${name}-uid` };
+}
+
+/** A ClusterState whose every read succeeded empty, with overrides. */
+export function state(o: Partial<ClusterState> = {}): ClusterState {
+  return {
+    cacheBackends: ok([]),
+    pods: ok([]),
+    events: ok([]),
+    cacheTenants: ok([]),
+    cachePolicies: ok([]),
+    ...o,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Probes
+
+export const GRPC_TARGET = 'host:9090';
+export const HTTP_BASE = 'http://host:8081';
+
+export function response(status: number, body?: SnapshotBody): HttpResult {
+  return body === undefined ? { kind: 'response', status } : { kind: 'response', status, body };
+}
+
+/** Server probes of a located, fully healthy server, with overrides. */
+export function server(o: Partial<ServerProbes> = {}): ServerProbes {
+  return {
+    location: { kind: 'found', grpcTarget: GRPC_TARGET, httpBase: HTTP_BASE },
+    health: { kind: 'status', status: 'SERVING' },
+    snapshot: response(200, { kind: 'json' }),
+    policy: response(401),
+    probe: response(401),
+    tokenSent: true,
+    ...o,
+  };
+}
+
+export function dials(entries: Readonly<Record<string, DialResult>>): ReadonlyMap<string, DialResult> {
+  return new Map(Object.entries(entries));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs and tables
+
+export interface InputOverrides {
+  readonly state?: ClusterState;
+  readonly probes?: ProbeResults;
+  readonly now?: Date;
+  readonly namespace?: string;
+}
+
+/** A CheckInput at NOW, cluster-wide, config-only (no probes) unless overridden. */
+export function input(o: InputOverrides = {}): CheckInput {
+  return { state: o.state ?? state(), probes: o.probes ?? {}, now: o.now ?? NOW, namespace: o.namespace ?? '' };
+}
+
+/** Shorthand: an input whose state has the given reads. */
+export function given(s: Partial<ClusterState>, o: Omit<InputOverrides, 'state'> = {}): CheckInput {
+  return input({ ...o, state: state(s) });
+}
+
+/** A fact a message must carry: a substring, or a pattern. */
+export type Fact = string | RegExp;
+
+/**
+ * One expected finding: code, resource (undefined: the property must be absent), facts the message
+ * must carry, and facts it must not carry.
+ */
+export type Expected = readonly [code: Code, resource: string | undefined, facts?: readonly Fact[], absent?: readonly Fact[]];
+
+export interface Case {
+  readonly name: string;
+  readonly input: CheckInput;
+  readonly expected: readonly Expected[];
+}
+
+/** The table of one check: every case runs `check` alone. */
+export interface CheckTable {
+  readonly checkName: CheckName;
+  readonly check: (input: CheckInput) => Finding[];
+  readonly cases: readonly Case[];
+}
+
+/** One expected finding of a whole run through `judge()`: the check is part of the expectation. */
+export type JudgeExpected = readonly [check: CheckName, code: Code, resource: string | undefined, facts?: readonly Fact[]];
+
+export interface JudgeCase {
+  readonly name: string;
+  readonly input: CheckInput;
+  readonly expected: readonly JudgeExpected[];
+}

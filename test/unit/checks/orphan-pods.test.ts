@@ -1,0 +1,4 @@
+import { orphanPodTable } from './orphan-pods.cases.ts';
+import { runTable } from './runner.ts';
+
+runTable(orphanPodTable);

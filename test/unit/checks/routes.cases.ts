@@ -1,0 +1,54 @@
+/** PolicyReachability (PL) and ProbeReachability (PB): upstream-doctor.md R-2.3. */
+import { policyReachability, probeReachability } from '../../../src/checks/route-reachability.ts';
+import type { HttpResult, ServerProbes } from '../../../src/probes/results.ts';
+import type { Code } from '../../../src/report/codes.ts';
+import { HTTP_BASE, input, omit, response, server, type Case, type CheckTable } from './fixtures.ts';
+
+type Route = 'policy' | 'probe';
+const CODES_OF: Readonly<Record<Route, readonly [missing: Code, wired: Code, unexpected: Code]>> = {
+  policy: ['PL001', 'PL002', 'PL003'],
+  probe: ['PB001', 'PB002', 'PB003'],
+};
+
+const WIRED = [200, 204, 299, 401, 403, 405];
+const UNEXPECTED = [100, 302, 400, 402, 406, 499, 500, 503];
+
+function routeCases(route: Route): Case[] {
+  const [missing, wired, unexpected] = CODES_OF[route];
+  const url = `${HTTP_BASE}/${route}`;
+  const withResult = (result: HttpResult) => input({ probes: { server: server({ [route]: result } as Partial<ServerProbes>) } });
+  return [
+    { name: 'config-only → nothing', input: input(), expected: [] },
+    {
+      name: 'location failed → nothing',
+      input: input({ probes: { server: { location: { kind: 'failed', error: 'x' }, tokenSent: false } } }),
+      expected: [],
+    },
+    { name: `no /${route} result → ${missing}`, input: input({ probes: { server: omit(server(), route) } }), expected: [[missing, url]] },
+    {
+      name: `build error → ${missing} with the error`,
+      input: withResult({ kind: 'build-error', error: 'bad host' }),
+      expected: [[missing, url, ['bad host']]],
+    },
+    {
+      name: `transport error → ${missing} with the error`,
+      input: withResult({ kind: 'transport-error', error: 'ECONNREFUSED' }),
+      expected: [[missing, url, ['ECONNREFUSED']]],
+    },
+    { name: `HTTP 404 → ${missing}`, input: withResult(response(404)), expected: [[missing, url, ['404']]] },
+    ...WIRED.map((status): Case => ({ name: `HTTP ${status} → ${wired}`, input: withResult(response(status)), expected: [[wired, url, [String(status)]]] })),
+    ...UNEXPECTED.map(
+      (status): Case => ({ name: `HTTP ${status} → ${unexpected}`, input: withResult(response(status)), expected: [[unexpected, url, [String(status)]]] }),
+    ),
+    {
+      name: 'resource is the full URL of the located base',
+      input: input({
+        probes: { server: server({ location: { kind: 'found', grpcTarget: 'a:9090', httpBase: 'http://a.b.svc:8081' } }) },
+      }),
+      expected: [[wired, `http://a.b.svc:8081/${route}`]],
+    },
+  ];
+}
+
+export const policyTable: CheckTable = { checkName: 'PolicyReachability', check: policyReachability, cases: routeCases('policy') };
+export const probeTable: CheckTable = { checkName: 'ProbeReachability', check: probeReachability, cases: routeCases('probe') };

@@ -1,0 +1,5 @@
+import { policyTable, probeTable } from './routes.cases.ts';
+import { runTable } from './runner.ts';
+
+runTable(policyTable);
+runTable(probeTable);

@@ -1,0 +1,99 @@
+/** SnapshotReachability (SN): upstream-doctor.md R-2.2, Deviation 7 (too-large body). */
+import { snapshotReachability } from '../../../src/checks/snapshot-reachability.ts';
+import { HTTP_BASE, input, omit, response, server, type Case, type CheckTable } from './fixtures.ts';
+
+const URL = `${HTTP_BASE}/snapshot`;
+const NOT_JSON = /not (valid )?JSON|did not parse/i;
+
+const failingStatuses = [404, 500, 503, 204, 302, 201, 405].map(
+  (status): Case => ({
+    name: `HTTP ${status} → SN001 with the status`,
+    input: input({ probes: { server: server({ snapshot: response(status) }) } }),
+    expected: [['SN001', URL, [String(status)]]],
+  }),
+);
+
+const authStatuses = [401, 403].flatMap((status) =>
+  [true, false].map(
+    (tokenSent): Case => ({
+      name: `HTTP ${status}, token ${tokenSent ? 'sent' : 'not sent'} → SN005 only (never SN003)`,
+      input: input({ probes: { server: server({ snapshot: response(status), tokenSent }) } }),
+      expected: [['SN005', URL, [String(status)]]],
+    }),
+  ),
+);
+
+export const snapshotCases: readonly Case[] = [
+  { name: 'config-only → nothing', input: input(), expected: [] },
+  {
+    name: 'location failed → nothing (SV001 alone reports it)',
+    input: input({ probes: { server: { location: { kind: 'failed', error: 'no service' }, tokenSent: false } } }),
+    expected: [],
+  },
+  {
+    name: 'located but no snapshot result → SN001',
+    input: input({ probes: { server: omit(server(), 'snapshot') } }),
+    expected: [['SN001', URL]],
+  },
+  {
+    name: 'build error → SN001 with the error',
+    input: input({ probes: { server: server({ snapshot: { kind: 'build-error', error: 'invalid URL "http://a b"' } }) } }),
+    expected: [['SN001', URL, ['invalid URL "http://a b"']]],
+  },
+  {
+    name: 'transport error → SN001 with the error',
+    input: input({ probes: { server: server({ snapshot: { kind: 'transport-error', error: 'connect ECONNREFUSED 10.0.0.1:8081' } }) } }),
+    expected: [['SN001', URL, ['connect ECONNREFUSED 10.0.0.1:8081']]],
+  },
+  ...authStatuses,
+  ...failingStatuses,
+  {
+    name: '200 not JSON → SN002',
+    input: input({ probes: { server: server({ snapshot: response(200, { kind: 'not-json' }) }) } }),
+    expected: [['SN002', URL, [NOT_JSON]]],
+  },
+  {
+    name: '200 not JSON, no token → SN002 only (no SN003)',
+    input: input({ probes: { server: server({ snapshot: response(200, { kind: 'not-json' }), tokenSent: false }) } }),
+    expected: [['SN002', URL]],
+  },
+  {
+    name: '200 read error → SN002 with the error',
+    input: input({ probes: { server: server({ snapshot: response(200, { kind: 'read-error', error: 'unexpected EOF' }) }) } }),
+    expected: [['SN002', URL, ['unexpected EOF']]],
+  },
+  {
+    name: '200 too large (8 MiB cap) → SN002 naming the cap, not "not JSON" (Deviation 7)',
+    input: input({ probes: { server: server({ snapshot: response(200, { kind: 'too-large', limitBytes: 8 * 1024 * 1024 }) }) } }),
+    expected: [['SN002', URL, [/8 MiB|8388608/], [NOT_JSON]]],
+  },
+  {
+    name: '200 too large (1 MiB cap) → SN002 naming that cap',
+    input: input({ probes: { server: server({ snapshot: response(200, { kind: 'too-large', limitBytes: 1024 * 1024 }), tokenSent: false }) } }),
+    expected: [['SN002', URL, [/1 MiB|1048576/], [NOT_JSON]]],
+  },
+  {
+    name: '200 JSON with token → [SN004]',
+    input: input({ probes: { server: server({ snapshot: response(200, { kind: 'json' }), tokenSent: true }) } }),
+    expected: [['SN004', URL, ['200']]],
+  },
+  {
+    name: '200 JSON without token → [SN004, SN003] in that order',
+    input: input({ probes: { server: server({ snapshot: response(200, { kind: 'json' }), tokenSent: false }) } }),
+    expected: [
+      ['SN004', URL, ['200']],
+      ['SN003', URL],
+    ],
+  },
+  {
+    name: 'resource is the full URL of the located base',
+    input: input({
+      probes: {
+        server: server({ location: { kind: 'found', grpcTarget: 'svc.ns.svc:9090', httpBase: 'http://svc.ns.svc:8081' } }),
+      },
+    }),
+    expected: [['SN004', 'http://svc.ns.svc:8081/snapshot']],
+  },
+];
+
+export const snapshotTable: CheckTable = { checkName: 'SnapshotReachability', check: snapshotReachability, cases: snapshotCases };

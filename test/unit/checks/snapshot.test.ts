@@ -1,0 +1,4 @@
+import { runTable } from './runner.ts';
+import { snapshotTable } from './snapshot.cases.ts';
+
+runTable(snapshotTable);

@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { parseGoDuration } from '../../../src/cli/duration.ts';
+import { UsageError, type DoctorOptions } from '../../../src/cli/options.ts';
+import { parseCommandLine } from '../../../src/cli/parse.ts';
+import { parseServerEndpoint } from '../../../src/cli/server-endpoint.ts';
+
+function doctor(...args: string[]): DoctorOptions {
+  const command = parseCommandLine(['doctor', ...args]);
+  if (command.kind !== 'doctor') throw new Error(`expected doctor, got ${command.kind}`);
+  return command.options;
+}
+
+describe('Go durations', () => {
+  it.each([
+    ['500ms', 500], ['30s', 30_000], ['2m', 120_000], ['1h30m', 5_400_000], ['1.5s', 1500], ['0', 0], ['-2s', -2000],
+    ['+3s', 3000], ['1m30.5s', 90_500], ['250us', 0.25], ['100ns', 0.0001], ['.5s', 500],
+  ])('%s is %d ms', (text, ms) => expect(parseGoDuration(text)).toBeCloseTo(ms, 6));
+  it.each(['30', '', 's', '1x', '1.s5', '5 s', '1h 30m', '--1s', '.s', 'abc'])('%j is refused', (text) => {
+    expect(parseGoDuration(text)).toBeUndefined();
+  });
+});
+
+describe('--server-endpoint', () => {
+  it.each([
+    ['localhost', 'localhost', '9090'],
+    ['host.example:19090', 'host.example', '19090'],
+    ['10.0.0.1', '10.0.0.1', '9090'],
+    ['::1', '::1', '9090'],
+    ['[::1]:9090', '::1', '9090'],
+    ['[::1]', '::1', '9090'],
+    ['inference-cache-server.inference-cache-system.svc', 'inference-cache-server.inference-cache-system.svc', '9090'],
+  ])('%s → host %s, gRPC port %s', (text, host, grpcPort) => {
+    expect(parseServerEndpoint(text)).toEqual({ host, grpcPort });
+  });
+  it.each([
+    ['http://x', /scheme/],
+    ['http://x:1', /scheme/],
+    ['host:', /port ""/],
+    [':9090', /is not a host/],
+    ['bad host', /is not a host/],
+    ['host:0', /port "0"/],
+    ['host:http', /port "http"/],
+    ['[host]:9090', /brackets/],
+    ['a:b:c', /is not a host/],
+  ])('%s is a usage error', (text, why) => {
+    expect(() => parseServerEndpoint(text)).toThrow(UsageError);
+    expect(() => parseServerEndpoint(text)).toThrow(why);
+  });
+});
+
+describe('doctor flags', () => {
+  it('has the upstream defaults', () => {
+    expect(doctor()).toEqual({
+      kubeconfig: '',
+      context: '',
+      namespace: '',
+      output: 'human',
+      noColor: false,
+      configOnly: false,
+      timeoutMs: 30_000,
+    });
+  });
+  it('reads every flag, long and short', () => {
+    const o = doctor(
+      '--kubeconfig', '/k', '--context', 'c', '-n', 'ns', '--server-endpoint', 'h:1', '--snapshot-token-file', '/t',
+      '-o', 'json', '--no-color', '--config-only', '--timeout', '2m',
+    );
+    expect(o).toEqual({
+      kubeconfig: '/k', context: 'c', namespace: 'ns', serverEndpoint: { host: 'h', grpcPort: '1' }, snapshotTokenFile: '/t',
+      output: 'json', noColor: true, configOnly: true, timeoutMs: 120_000,
+    });
+    expect(doctor('--namespace=x', '--output=table').namespace).toBe('x');
+    expect(doctor('-ojson').output).toBe('json');
+  });
+  it('keeps an explicitly empty token file (no token) apart from the default rule', () => {
+    expect(doctor('--snapshot-token-file', '').snapshotTokenFile).toBe('');
+    expect(doctor().snapshotTokenFile).toBeUndefined();
+  });
+  it('returns frozen options', () => {
+    expect(Object.isFrozen(doctor())).toBe(true);
+  });
+  it.each([
+    [['--output', 'yaml'], /invalid output format "yaml"/],
+    [['--timeout', '10'], /invalid --timeout "10"/],
+    [['--bogus'], /bogus/],
+    [['stray'], /"stray"/],
+    [['--no-color=false'], /no-color/],
+  ])('%j is a usage error', (args, why) => {
+    expect(() => doctor(...args)).toThrow(UsageError);
+    expect(() => doctor(...args)).toThrow(why);
+  });
+  it('validates --output before anything else can go wrong', () => {
+    expect(() => doctor('--output', 'x', '--timeout', 'y')).toThrow(/output format/);
+  });
+});
+
+describe('commands', () => {
+  it.each([[['--version']], [['version']]])('%j asks for the version', (argv) => {
+    expect(parseCommandLine(argv)).toEqual({ kind: 'version' });
+  });
+  it.each([[[]], [['--help']], [['doctor', '-h']]])('%j asks for help', (argv) => {
+    expect(parseCommandLine(argv).kind).toBe('help');
+  });
+  it('codes takes -o', () => {
+    expect(parseCommandLine(['codes', '-o', 'json'])).toEqual({ kind: 'codes', output: 'json' });
+  });
+});

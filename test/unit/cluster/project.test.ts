@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { projectCacheBackend, projectCacheTenant, projectEvent, projectPod } from '../../../src/cluster/project.ts';
+
+const meta = { namespace: 'ns', name: 'b', uid: 'u1' };
+
+describe('CacheBackend projection', () => {
+  it('reads the current status shape', () => {
+    const b = projectCacheBackend({
+      metadata: meta,
+      spec: { engineSelector: { matchLabels: { app: 'engine' } }, remoteStorage: { ownership: 'Managed', endpoint: 'spec-is-never-read:1' } },
+      status: {
+        conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: 'm' }],
+        matchedEnginePods: 0,
+        firstKVEventObservedAt: '2026-06-03T12:00:00Z',
+        indexParticipation: { prefixCount: 3, lastEventAt: '2026-06-03T12:01:00Z' },
+        remoteStorage: { endpoint: 'redis.ns.svc.cluster.local:6379' },
+      },
+    });
+    expect(b).toEqual({
+      ...meta,
+      matchLabels: { app: 'engine' },
+      remoteStorage: { ownership: 'Managed' },
+      conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: 'm' }],
+      matchedEnginePods: 0,
+      firstKVEventObservedAt: '2026-06-03T12:00:00Z',
+      indexParticipation: { prefixCount: 3, lastEventAt: '2026-06-03T12:01:00Z' },
+      endpoint: { value: 'redis.ns.svc.cluster.local:6379', field: 'status.remoteStorage.endpoint' },
+    });
+  });
+  it('reads the endpoint of installs from before the field moved (status.endpoint)', () => {
+    const b = projectCacheBackend({ metadata: meta, spec: { remoteStorage: { ownership: 'External' } }, status: { endpoint: 'old:6379' } });
+    expect(b.endpoint).toEqual({ value: 'old:6379', field: 'status.endpoint' });
+  });
+  it('prefers the current field when both are set', () => {
+    const b = projectCacheBackend({ metadata: meta, status: { endpoint: 'old:1', remoteStorage: { endpoint: 'new:2' } } });
+    expect(b.endpoint?.value).toBe('new:2');
+  });
+  it('keeps absent apart from zero and empty', () => {
+    const b = projectCacheBackend({ metadata: meta, spec: { engineSelector: {} }, status: { remoteStorage: { endpoint: '' } } });
+    expect(b).toEqual({ ...meta, conditions: [] });
+    expect(projectCacheBackend({ metadata: meta, spec: { engineSelector: { matchLabels: {} } } }).matchLabels).toEqual({});
+    expect(projectCacheBackend({ metadata: meta, status: { indexParticipation: {} } }).indexParticipation).toEqual({});
+  });
+  it('reads fields of the wrong type as absent instead of crashing', () => {
+    const b = projectCacheBackend({ metadata: { name: 7 }, spec: 'x', status: { conditions: 'nope', matchedEnginePods: '2', remoteStorage: [] } });
+    expect(b).toEqual({ namespace: '', name: '', uid: '', conditions: [] });
+    expect(projectCacheBackend(null)).toEqual({ namespace: '', name: '', uid: '', conditions: [] });
+  });
+});
+
+describe('Event projection (core/v1 view)', () => {
+  const base = { metadata: { creationTimestamp: '2026-01-01T00:00:00Z' }, reason: 'R', message: 'msg', involvedObject: { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'pu' } };
+  it.each([
+    ['series.lastObservedTime first', { series: { lastObservedTime: '2026-01-04T00:00:00Z' }, lastTimestamp: '2026-01-03T00:00:00Z', eventTime: '2026-01-02T00:00:00Z' }, '2026-01-04T00:00:00Z'],
+    ['then lastTimestamp', { lastTimestamp: '2026-01-03T00:00:00Z', eventTime: '2026-01-02T00:00:00Z' }, '2026-01-03T00:00:00Z'],
+    ['then eventTime (events.k8s.io recorders set only this)', { lastTimestamp: null, eventTime: '2026-01-02T00:00:00.000000Z' }, '2026-01-02T00:00:00.000000Z'],
+    ['then creationTimestamp', {}, '2026-01-01T00:00:00Z'],
+  ])('time: %s', (_name, extra, time) => {
+    expect(projectEvent({ ...base, ...extra }).time).toBe(time);
+  });
+  it('takes the involved object and the message', () => {
+    expect(projectEvent(base)).toEqual({ reason: 'R', message: 'msg', time: '2026-01-01T00:00:00Z', involved: { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'pu' } });
+  });
+});
+
+describe('Pod and CacheTenant projections', () => {
+  it('keeps only string labels and annotations', () => {
+    expect(projectPod({ metadata: { ...meta, labels: { a: 'b', n: 1 }, annotations: { x: 'y' } }, spec: { containers: [] } })).toEqual({
+      ...meta, labels: { a: 'b' }, annotations: { x: 'y' },
+    });
+  });
+  it('reads tenant quota and entries, absent when missing', () => {
+    expect(projectCacheTenant({ metadata: meta, spec: { tenantID: 't', quota: { maxIndexEntries: 10 } }, status: { indexEntries: 12 } })).toEqual({
+      ...meta, tenantID: 't', maxIndexEntries: 10, indexEntries: 12, conditions: [],
+    });
+    expect(projectCacheTenant({ metadata: meta, spec: { tenantID: 't' } })).toEqual({ ...meta, tenantID: 't', conditions: [] });
+  });
+});
