@@ -1,0 +1,21 @@
+# shellcheck shell=bash
+# Shared helpers for hack/*.sh. Source it; defines cache/bin paths for the pinned versions.
+HACK_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=hack/versions.env
+source "${HACK_DIR}/versions.env"
+
+CP_CACHE_DIR="${INFERENCECACHE_DOCTOR_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/inferencecache-doctor}"
+CP_BIN_ROOT="${CP_CACHE_DIR}/bin"
+CP_WORK_ROOT="${CP_CACHE_DIR}/work"
+
+# component dir: <root>/bin/<component>-<version>
+cp_component_dir() { echo "${CP_BIN_ROOT}/$1-$2"; }
+
+ETCD_DIR="$(cp_component_dir etcd "${ETCD_VERSION}")"
+KUBE_APISERVER_DIR="$(cp_component_dir kube-apiserver "${KUBERNETES_VERSION}")"
+KUBE_CONTROLLER_MANAGER_DIR="$(cp_component_dir kube-controller-manager "${KUBERNETES_VERSION}")"
+HELM3_DIR="$(cp_component_dir helm "${HELM3_VERSION}")"
+HELM4_DIR="$(cp_component_dir helm "${HELM4_VERSION}")"
+
+# One directory with symlinks to everything for this exact version set (put it on PATH / hand it to tests).
+CP_SET_DIR="${CP_BIN_ROOT}/set-k8s-${KUBERNETES_VERSION}_etcd-${ETCD_VERSION}_helm-${HELM3_VERSION}_${HELM4_VERSION}"

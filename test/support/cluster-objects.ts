@@ -1,0 +1,125 @@
+// Small builders of the objects integration tests put into the test control plane, and a reader of
+// the doctor's JSON report.
+import { randomBytes } from 'node:crypto';
+import { CoreV1Api, CustomObjectsApi, EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CACHE_BACKENDS, CACHE_POLICIES, CACHE_TENANTS, FIELD_MANAGER, writeStatus } from './fixtures.ts';
+
+/** A unique, valid namespace name with a readable prefix. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(3).toString('hex')}`;
+}
+
+/** RFC 3339 time `ms` milliseconds before now, at second precision as metav1.Time stores it. */
+export function ago(ms: number): string {
+  return new Date(Math.floor((Date.now() - ms) / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** A complete metav1.Condition (the CRD schema requires all five fields). */
+export function condition(type: string, status: string, reason = 'Test', message = ''): Record<string, string> {
+  return { type, status, reason, message, lastTransitionTime: ago(0) };
+}
+
+/** Creates a CacheBackend and, when given, writes its status through the status subresource. */
+export async function createBackend(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  spec: Record<string, unknown>,
+  status?: Record<string, unknown>,
+): Promise<{ uid: string }> {
+  const created = (await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    ...CACHE_BACKENDS,
+    namespace,
+    body: { apiVersion: 'inferencecache.io/v1alpha1', kind: 'CacheBackend', metadata: { name }, spec: { runtime: 'VLLM', ...spec } },
+    fieldManager: FIELD_MANAGER,
+  })) as { metadata: { uid: string } };
+  if (status !== undefined) await writeStatus(kc, { ...CACHE_BACKENDS, namespace, name }, status);
+  return { uid: created.metadata.uid };
+}
+
+/** Creates a CacheTenant, optionally with a status. */
+export async function createTenant(kc: KubeConfig, namespace: string, name: string, spec: Record<string, unknown>, status?: Record<string, unknown>): Promise<void> {
+  await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    ...CACHE_TENANTS,
+    namespace,
+    body: { apiVersion: 'inferencecache.io/v1alpha1', kind: 'CacheTenant', metadata: { name }, spec },
+  });
+  if (status !== undefined) await writeStatus(kc, { ...CACHE_TENANTS, namespace, name }, status);
+}
+
+/** Creates a CachePolicy with an empty spec. */
+export async function createPolicy(kc: KubeConfig, namespace: string, name: string): Promise<void> {
+  await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    ...CACHE_POLICIES,
+    namespace,
+    body: { apiVersion: 'inferencecache.io/v1alpha1', kind: 'CachePolicy', metadata: { name }, spec: {} },
+  });
+}
+
+/** Creates a Pod (it stays Pending: there is no kubelet) and returns its uid. */
+export async function createPod(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  labels: Record<string, string>,
+  annotations: Record<string, string> = {},
+): Promise<string> {
+  const pod = await kc.makeApiClient(CoreV1Api).createNamespacedPod({
+    namespace,
+    body: { metadata: { name, labels, annotations }, spec: { containers: [{ name: 'engine', image: 'engine:test' }] } },
+  });
+  return pod.metadata?.uid ?? '';
+}
+
+/** Records an Event about a Pod through the core/v1 API. */
+export async function coreEvent(
+  kc: KubeConfig,
+  namespace: string,
+  pod: { name: string; uid: string },
+  reason: string,
+  message: string,
+  lastTimestamp = new Date(),
+): Promise<void> {
+  await kc.makeApiClient(CoreV1Api).createNamespacedEvent({
+    namespace,
+    body: {
+      metadata: { name: uniqueName(`${pod.name}-core`) },
+      involvedObject: { kind: 'Pod', apiVersion: 'v1', namespace, name: pod.name, uid: pod.uid },
+      reason,
+      message,
+      type: 'Normal',
+      source: { component: 'inferencecache-doctor-tests' },
+      firstTimestamp: lastTimestamp,
+      lastTimestamp,
+    },
+  });
+}
+
+/** Records an Event about a Pod through the events.k8s.io/v1 API (as the controller's recorder does). */
+export async function eventsV1Event(kc: KubeConfig, namespace: string, pod: { name: string; uid: string }, reason: string, note: string): Promise<void> {
+  await kc.makeApiClient(EventsV1Api).createNamespacedEvent({
+    namespace,
+    body: {
+      metadata: { name: uniqueName(`${pod.name}-v1`) },
+      eventTime: new Date() as unknown as Date,
+      reportingController: 'inferencecache.io/controller',
+      reportingInstance: 'controller-0',
+      action: 'Inject',
+      regarding: { kind: 'Pod', apiVersion: 'v1', namespace, name: pod.name, uid: pod.uid },
+      reason,
+      note,
+      type: 'Normal',
+    },
+  });
+}
+
+/** The doctor's JSON report. */
+export interface JsonReport {
+  summary: { ok: number; info: number; warn: number; fail: number; exitCode: number };
+  findings: { code: string; status: string; check: string; resource?: string; message: string }[];
+}
+
+/** The findings as `[code, resource]` pairs, for compact expectations. */
+export function pairs(report: JsonReport, filter: (f: JsonReport['findings'][number]) => boolean = () => true): [string, string][] {
+  return report.findings.filter(filter).map((f) => [f.code, f.resource ?? '']);
+}

@@ -1,0 +1,496 @@
+// Local Kubernetes control plane for integration tests: etcd + kube-apiserver
+// (+ optional kube-controller-manager) built from Go modules by hack/build-controlplane.sh.
+//
+// Erasable TypeScript only (runs under Node 24 type stripping as well as vitest).
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify as toYaml } from 'yaml';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export interface ControlPlaneBinaries {
+  etcd: string;
+  kubeApiserver: string;
+  kubeControllerManager: string;
+  helm3: string;
+  helm4: string;
+  versions: Record<string, string>;
+}
+
+/** Reads hack/versions.env (KEY=VALUE lines). */
+export function readPinnedVersions(file = path.join(REPO_ROOT, 'hack/versions.env')): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    const m = /^\s*([A-Z0-9_]+)=(.*)$/.exec(line);
+    if (m?.[1] !== undefined && m[2] !== undefined) out[m[1]] = m[2].trim().replace(/^["']|["']$/g, '');
+  }
+  return out;
+}
+
+/**
+ * Locates the binaries for the pinned versions, using the same layout as hack/lib.sh:
+ * ${INFERENCECACHE_DOCTOR_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/inferencecache-doctor}/bin/<component>-<version>/.
+ * CONTROLPLANE_BIN_DIR (a dir with etcd, kube-apiserver, kube-controller-manager, helm3, helm4) overrides it.
+ */
+export function resolveBinaries(env: NodeJS.ProcessEnv = process.env): ControlPlaneBinaries {
+  const versions = readPinnedVersions();
+  const override = env['CONTROLPLANE_BIN_DIR'];
+  if (override) {
+    return {
+      etcd: path.join(override, 'etcd'),
+      kubeApiserver: path.join(override, 'kube-apiserver'),
+      kubeControllerManager: path.join(override, 'kube-controller-manager'),
+      helm3: path.join(override, 'helm3'),
+      helm4: path.join(override, 'helm4'),
+      versions,
+    };
+  }
+  const cache =
+    env['INFERENCECACHE_DOCTOR_CACHE_DIR'] ||
+    path.join(env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache'), 'inferencecache-doctor');
+  const bin = (component: string, versionKey: string, name: string): string =>
+    path.join(cache, 'bin', `${component}-${versions[versionKey] ?? 'unknown'}`, name);
+  return {
+    etcd: bin('etcd', 'ETCD_VERSION', 'etcd'),
+    kubeApiserver: bin('kube-apiserver', 'KUBERNETES_VERSION', 'kube-apiserver'),
+    kubeControllerManager: bin('kube-controller-manager', 'KUBERNETES_VERSION', 'kube-controller-manager'),
+    helm3: bin('helm', 'HELM3_VERSION', 'helm'),
+    helm4: bin('helm', 'HELM4_VERSION', 'helm'),
+    versions,
+  };
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Paths of required binaries that are missing (empty when everything needed is built). */
+export function missingBinaries(bins: ControlPlaneBinaries, withControllerManager = false): string[] {
+  const need = [bins.etcd, bins.kubeApiserver];
+  if (withControllerManager) need.push(bins.kubeControllerManager);
+  return need.filter((f) => !isExecutable(f));
+}
+
+export interface ControlPlaneOptions {
+  /** Also start kube-controller-manager (service-account tokens controller, namespace GC, ...). Default false. */
+  startControllerManager?: boolean;
+  /** Processes survive the parent (CLI `up`); otherwise they are killed when this process exits. */
+  detached?: boolean;
+  /** Parent for the temp dir (default os.tmpdir()). */
+  baseDir?: string;
+  /** Max wait for /readyz (default 60 s). */
+  readyTimeoutMs?: number;
+  binaries?: ControlPlaneBinaries;
+  extraApiServerArgs?: string[];
+  log?: (msg: string) => void;
+}
+
+export interface ControlPlaneState {
+  dir: string;
+  kubeconfigPath: string;
+  server: string;
+  caFile: string;
+  adminToken: string;
+  auditLogPath: string;
+  pids: { etcd: number; apiserver: number; controllerManager?: number };
+  logs: { etcd: string; apiserver: string; controllerManager?: string };
+  kubernetesVersion: string;
+}
+
+export interface ControlPlane extends ControlPlaneState {
+  stop(): Promise<void>;
+}
+
+const ADMIN_USER = 'inferencecache-test-admin';
+const SA_ISSUER = 'https://kubernetes.default.svc';
+
+/** Returns n distinct free loopback ports. */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers: net.Server[] = [];
+  try {
+    const ports: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const srv = net.createServer();
+      servers.push(srv);
+      await new Promise<void>((resolve, reject) => {
+        srv.once('error', reject);
+        srv.listen(0, '127.0.0.1', () => resolve());
+      });
+      ports.push((srv.address() as net.AddressInfo).port);
+    }
+    return ports;
+  } finally {
+    await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+  }
+}
+
+function openssl(args: string[], cwd: string): void {
+  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+interface Pki {
+  caFile: string;
+  caKey: string;
+  servingCert: string;
+  servingKey: string;
+  saKey: string;
+  saPub: string;
+}
+
+/** CA, apiserver serving cert, ServiceAccount RSA key pair, via the openssl CLI. */
+function generatePki(dir: string): Pki {
+  const pki = path.join(dir, 'pki');
+  fs.mkdirSync(pki, { recursive: true });
+  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt',
+    '-days', '30', '-subj', '/CN=inferencecache-doctor-test-ca',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], pki);
+  const san = [
+    'IP:127.0.0.1', 'IP:10.96.0.1', 'DNS:localhost', 'DNS:kubernetes', 'DNS:kubernetes.default',
+    'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local',
+  ].join(',');
+  fs.writeFileSync(path.join(pki, 'serving.ext'),
+    `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${san}\n`);
+  openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'apiserver.key', '-out', 'apiserver.csr',
+    '-subj', '/CN=kube-apiserver'], pki);
+  openssl(['x509', '-req', '-in', 'apiserver.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
+    '-out', 'apiserver.crt', '-days', '30', '-extfile', 'serving.ext'], pki);
+  openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'], pki);
+  openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], pki);
+  return {
+    caFile: path.join(pki, 'ca.crt'),
+    caKey: path.join(pki, 'ca.key'),
+    servingCert: path.join(pki, 'apiserver.crt'),
+    servingKey: path.join(pki, 'apiserver.key'),
+    saKey: path.join(pki, 'sa.key'),
+    saPub: path.join(pki, 'sa.pub'),
+  };
+}
+
+export function writeKubeconfig(file: string, server: string, caFile: string, user: string, token: string): void {
+  const doc = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'local', cluster: { server, 'certificate-authority': caFile } }],
+    users: [{ name: user, user: { token } }],
+    contexts: [{ name: 'local', context: { cluster: 'local', user, namespace: 'default' } }],
+    'current-context': 'local',
+  };
+  fs.writeFileSync(file, toYaml(doc), { mode: 0o600 });
+}
+
+function spawnLogged(bin: string, args: string[], logFile: string, detached: boolean): number {
+  const fd = fs.openSync(logFile, 'a');
+  try {
+    // Always its own process group, so stop() can kill the whole group.
+    const child = spawn(bin, args, { detached: true, stdio: ['ignore', fd, fd] });
+    if (child.pid === undefined) throw new Error(`failed to start ${bin}`);
+    child.on('error', () => undefined);
+    if (detached) child.unref();
+    return child.pid;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Kills the processes of a (possibly foreign) control plane and removes its dir unless KEEP_CP=1. */
+export async function stopControlPlane(state: Pick<ControlPlaneState, 'dir' | 'pids'>, keep = process.env['KEEP_CP'] === '1'): Promise<void> {
+  // reverse start order, one at a time, so the apiserver can still reach etcd while it shuts down
+  const pids = [state.pids.controllerManager, state.pids.apiserver, state.pids.etcd].filter(
+    (p): p is number => typeof p === 'number' && p > 0,
+  );
+  for (const pid of pids) {
+    killGroup(pid, 'SIGTERM');
+    const deadline = Date.now() + 5_000;
+    while (isAlive(pid) && Date.now() < deadline) await sleep(50);
+    if (isAlive(pid)) {
+      killGroup(pid, 'SIGKILL');
+      const hard = Date.now() + 2_000;
+      while (isAlive(pid) && Date.now() < hard) await sleep(50);
+    }
+  }
+  if (!keep) fs.rmSync(state.dir, { recursive: true, force: true });
+}
+
+interface HttpResult {
+  status: number;
+  body: string;
+}
+
+export function apiRequest(server: string, caFile: string, token: string, method: string, urlPath: string, body?: unknown): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = https.request(
+      new URL(urlPath, server),
+      {
+        method,
+        ca: fs.readFileSync(caFile),
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        timeout: 5_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('request timed out')));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+function tail(file: string, lines = 30): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+async function waitFor(
+  what: string,
+  timeoutMs: number,
+  pid: number,
+  logFile: string,
+  probe: () => Promise<boolean>,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastErr = '';
+  while (Date.now() < deadline) {
+    if (!isAlive(pid)) throw new Error(`${what} exited during startup; last log lines of ${logFile}:\n${tail(logFile)}`);
+    try {
+      if (await probe()) return;
+    } catch (err) {
+      lastErr = (err as Error).message;
+    }
+    await sleep(250);
+  }
+  throw new Error(`${what} not ready after ${timeoutMs} ms (${lastErr}); last log lines of ${logFile}:\n${tail(logFile)}`);
+}
+
+/** GET url, true on 200. For https the server certificate is not verified (loopback health probes only). */
+function httpGetOk(url: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const onRes = (res: http.IncomingMessage) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    };
+    const req = url.startsWith('https:')
+      ? https.get(url, { timeout: 2_000, rejectUnauthorized: false }, onRes)
+      : http.get(url, { timeout: 2_000 }, onRes);
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+  - level: Metadata
+`;
+
+/** Starts etcd + kube-apiserver (+ optional kube-controller-manager) on free loopback ports. */
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const log = opts.log ?? (() => undefined);
+  const bins = opts.binaries ?? resolveBinaries();
+  const withKcm = opts.startControllerManager === true;
+  const missing = missingBinaries(bins, withKcm);
+  if (missing.length > 0) {
+    throw new Error(`control-plane binaries missing (${missing.join(', ')}); run hack/build-controlplane.sh`);
+  }
+  const detached = opts.detached === true;
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 60_000;
+
+  const dir = fs.mkdtempSync(path.join(opts.baseDir ?? os.tmpdir(), 'inferencecache-cp-'));
+  const [etcdClientPort, etcdPeerPort, apiPort, kcmPort] = (await freePorts(4)) as [number, number, number, number];
+  const pids: ControlPlaneState['pids'] = { etcd: 0, apiserver: 0 };
+  const logs: ControlPlaneState['logs'] = { etcd: path.join(dir, 'etcd.log'), apiserver: path.join(dir, 'kube-apiserver.log') };
+
+  let exitHook: (() => void) | undefined;
+  const cleanupOnFailure = async () => {
+    if (exitHook) process.off('exit', exitHook);
+    await stopControlPlane({ dir, pids });
+  };
+
+  try {
+    const pki = generatePki(dir);
+    const adminToken = randomBytes(24).toString('hex');
+    const kcmToken = randomBytes(24).toString('hex');
+    const tokenFile = path.join(dir, 'tokens.csv');
+    fs.writeFileSync(
+      tokenFile,
+      `${adminToken},${ADMIN_USER},${ADMIN_USER},"system:masters"\n` +
+        `${kcmToken},system:kube-controller-manager,system:kube-controller-manager,"system:masters"\n`,
+      { mode: 0o600 },
+    );
+    const auditPolicy = path.join(dir, 'audit-policy.yaml');
+    fs.writeFileSync(auditPolicy, AUDIT_POLICY);
+    const auditLogPath = path.join(dir, 'audit.log');
+
+    if (!detached) {
+      // best effort: never leave orphans behind when the test runner exits without teardown
+      exitHook = () => {
+        for (const pid of [pids.controllerManager, pids.apiserver, pids.etcd]) if (pid) killGroup(pid, 'SIGKILL');
+      };
+      process.on('exit', exitHook);
+    }
+
+    // --- etcd
+    const etcdClient = `http://127.0.0.1:${etcdClientPort}`;
+    const etcdPeer = `http://127.0.0.1:${etcdPeerPort}`;
+    log(`starting etcd on ${etcdClient}`);
+    pids.etcd = spawnLogged(bins.etcd, [
+      '--name=default',
+      `--data-dir=${path.join(dir, 'etcd-data')}`,
+      `--listen-client-urls=${etcdClient}`,
+      `--advertise-client-urls=${etcdClient}`,
+      `--listen-peer-urls=${etcdPeer}`,
+      `--initial-advertise-peer-urls=${etcdPeer}`,
+      `--initial-cluster=default=${etcdPeer}`,
+      '--initial-cluster-state=new',
+      '--unsafe-no-fsync=true',
+      '--log-level=warn',
+    ], logs.etcd, detached);
+    await waitFor('etcd', readyTimeoutMs, pids.etcd, logs.etcd, () => httpGetOk(`${etcdClient}/health`));
+
+    // --- kube-apiserver
+    const server = `https://127.0.0.1:${apiPort}`;
+    log(`starting kube-apiserver on ${server}`);
+    pids.apiserver = spawnLogged(bins.kubeApiserver, [
+      `--etcd-servers=${etcdClient}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      `--cert-dir=${path.join(dir, 'apiserver-certs')}`,
+      `--tls-cert-file=${pki.servingCert}`,
+      `--tls-private-key-file=${pki.servingKey}`,
+      `--client-ca-file=${pki.caFile}`,
+      `--token-auth-file=${tokenFile}`,
+      '--authorization-mode=Node,RBAC',
+      '--enable-admission-plugins=PodSecurity',
+      `--service-account-issuer=${SA_ISSUER}`,
+      `--service-account-key-file=${pki.saPub}`,
+      `--service-account-signing-key-file=${pki.saKey}`,
+      `--api-audiences=${SA_ISSUER}`,
+      `--audit-log-path=${auditLogPath}`,
+      `--audit-policy-file=${auditPolicy}`,
+      '--audit-log-mode=blocking',
+      '--service-cluster-ip-range=10.96.0.0/16',
+      '--allow-privileged=true',
+      '--enable-priority-and-fairness=false',
+      // the default lease reconciler tries to publish 127.0.0.1 in Endpoints/kubernetes, which validation rejects
+      '--endpoint-reconciler-type=none',
+      '--profiling=false',
+      ...(opts.extraApiServerArgs ?? []),
+    ], logs.apiserver, detached);
+    await waitFor('kube-apiserver', readyTimeoutMs, pids.apiserver, logs.apiserver, async () => {
+      const r = await apiRequest(server, pki.caFile, adminToken, 'GET', '/readyz');
+      return r.status === 200;
+    });
+
+    // default namespace (normally created by the apiserver's system-namespaces controller)
+    const ns = await apiRequest(server, pki.caFile, adminToken, 'GET', '/api/v1/namespaces/default');
+    if (ns.status === 404) {
+      const created = await apiRequest(server, pki.caFile, adminToken, 'POST', '/api/v1/namespaces', {
+        apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' },
+      });
+      if (created.status !== 201 && created.status !== 409) throw new Error(`creating namespace default: ${created.status} ${created.body}`);
+    }
+
+    const kubeconfigPath = path.join(dir, 'kubeconfig');
+    writeKubeconfig(kubeconfigPath, server, pki.caFile, ADMIN_USER, adminToken);
+
+    // --- kube-controller-manager (optional)
+    if (withKcm) {
+      const kcmKubeconfig = path.join(dir, 'kube-controller-manager.kubeconfig');
+      writeKubeconfig(kcmKubeconfig, server, pki.caFile, 'system:kube-controller-manager', kcmToken);
+      logs.controllerManager = path.join(dir, 'kube-controller-manager.log');
+      log(`starting kube-controller-manager (secure port ${kcmPort})`);
+      pids.controllerManager = spawnLogged(bins.kubeControllerManager, [
+        `--kubeconfig=${kcmKubeconfig}`,
+        `--authentication-kubeconfig=${kcmKubeconfig}`,
+        `--authorization-kubeconfig=${kcmKubeconfig}`,
+        '--bind-address=127.0.0.1',
+        `--secure-port=${kcmPort}`,
+        `--cert-dir=${path.join(dir, 'kcm-certs')}`,
+        '--controllers=*',
+        `--service-account-private-key-file=${pki.saKey}`,
+        `--root-ca-file=${pki.caFile}`,
+        '--use-service-account-credentials=false',
+        '--leader-elect=false',
+        '--service-cluster-ip-range=10.96.0.0/16',
+        '--profiling=false',
+      ], logs.controllerManager, detached);
+      const kcmLog = logs.controllerManager;
+      await waitFor('kube-controller-manager', readyTimeoutMs, pids.controllerManager, kcmLog, () =>
+        httpGetOk(`https://127.0.0.1:${kcmPort}/healthz`),
+      );
+    }
+
+    const state: ControlPlaneState = {
+      dir,
+      kubeconfigPath,
+      server,
+      caFile: pki.caFile,
+      adminToken,
+      auditLogPath,
+      pids: { ...pids },
+      logs: { ...logs },
+      kubernetesVersion: bins.versions['KUBERNETES_VERSION'] ?? '',
+    };
+    let stopped = false;
+    return {
+      ...state,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        if (exitHook) process.off('exit', exitHook);
+        await stopControlPlane(state);
+      },
+    };
+  } catch (err) {
+    await cleanupOnFailure();
+    throw err;
+  }
+}
