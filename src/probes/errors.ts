@@ -1,0 +1,60 @@
+/**
+ * Turning whatever a network library threw into the one-line, secret-free error strings that the
+ * probe results carry.
+ *
+ * @module
+ */
+
+/** Collapses every run of line breaks (and the blanks around them) into one space, and trims. */
+export function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n\u2028\u2029]+\s*/g, ' ').trim();
+}
+
+/** Replaces every occurrence of each non-empty secret by `[redacted]`. */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret === undefined || secret.length === 0) continue;
+    out = out.split(secret).join('[redacted]');
+    const trimmed = secret.trim();
+    if (trimmed.length > 0 && trimmed !== secret) out = out.split(trimmed).join('[redacted]');
+  }
+  return out;
+}
+
+function ownText(err: Error): string {
+  if (err.message.length > 0) return err.message;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && code.length > 0) return code;
+  return err.name.length > 0 ? err.name : 'unknown error';
+}
+
+/**
+ * A readable one-line description of a thrown value. An `AggregateError` (what node:net raises when
+ * every address of a host failed) lists its distinct inner messages; a generic wrapper message is
+ * followed by its `cause` when the cause adds something.
+ */
+export function describeError(err: unknown, depth = 0): string {
+  if (depth > 4) return '…';
+  if (err instanceof AggregateError && err.errors.length > 0) {
+    const inner = [...new Set(err.errors.map((e: unknown) => describeError(e, depth + 1)))];
+    const joined = inner.join('; ');
+    return oneLine(err.message.length > 0 ? `${err.message}: ${joined}` : joined);
+  }
+  if (err instanceof Error) {
+    let text = ownText(err);
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause !== undefined && cause !== null && cause !== err) {
+      const causeText = describeError(cause, depth + 1);
+      if (causeText.length > 0 && !text.includes(causeText)) text = `${text}: ${causeText}`;
+    }
+    return oneLine(text);
+  }
+  if (typeof err === 'string') return oneLine(err.length > 0 ? err : 'unknown error');
+  if (err === undefined || err === null) return 'unknown error';
+  try {
+    return oneLine(String(err));
+  } catch {
+    return 'unknown error';
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * The gRPC health probe (upstream-doctor.md §5): one plaintext unary call of
+ * `grpc.health.v1.Health/Check` with service `""`, under this probe's own deadline.
+ *
+ * The two messages involved are tiny, so they are encoded by hand instead of loading a .proto file
+ * (the CLI is bundled into a single file and reads nothing from disk):
+ *
+ *     message HealthCheckRequest  { string service = 1; }
+ *     message HealthCheckResponse { ServingStatus status = 1; }   // UNKNOWN 0, SERVING 1, NOT_SERVING 2, SERVICE_UNKNOWN 3
+ *
+ * @module
+ */
+
+import { Client, credentials, Metadata, status as GrpcCode, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { startBudget } from './deadline.ts';
+import { describeError, oneLine } from './errors.ts';
+import { splitHostPort, joinHostPort } from './hostport.ts';
+import type { GrpcHealthResult, HealthStatus } from './results.ts';
+
+/** Full method path of the health check. */
+export const HEALTH_CHECK_PATH = '/grpc.health.v1.Health/Check';
+
+/** The serving statuses by their wire value. */
+const STATUS_BY_VALUE: Readonly<Record<number, HealthStatus>> = {
+  0: 'UNKNOWN',
+  1: 'SERVING',
+  2: 'NOT_SERVING',
+  3: 'SERVICE_UNKNOWN',
+};
+
+/** gRPC status codes by the names Go gives them in `rpc error: code = <Name>`. */
+const GO_CODE_NAMES: Readonly<Record<number, string>> = {
+  0: 'OK',
+  1: 'Canceled',
+  2: 'Unknown',
+  3: 'InvalidArgument',
+  4: 'DeadlineExceeded',
+  5: 'NotFound',
+  6: 'AlreadyExists',
+  7: 'PermissionDenied',
+  8: 'ResourceExhausted',
+  9: 'FailedPrecondition',
+  10: 'Aborted',
+  11: 'OutOfRange',
+  12: 'Unimplemented',
+  13: 'Internal',
+  14: 'Unavailable',
+  15: 'DataLoss',
+  16: 'Unauthenticated',
+};
+
+/** The Go name of a gRPC status code; an unknown number prints as `Code(n)`, like Go. */
+export function grpcCodeName(code: number): string {
+  return GO_CODE_NAMES[code] ?? `Code(${code})`;
+}
+
+/** grpc-js details carry timestamps and an often empty "Resolution note:" tail; drop both. */
+function tidyDetails(details: string): string {
+  return details
+    .replace(/\s*\(\d{4}-\d\d-\d\dT[\d:.]+Z\)/g, '')
+    .replace(/\.?\s*Resolution note:\s*$/, '')
+    .trim();
+}
+
+/** An RPC failure in the form Go prints it. */
+export function rpcErrorText(code: number, details: string): string {
+  return oneLine(`rpc error: code = ${grpcCodeName(code)} desc = ${tidyDetails(details)}`);
+}
+
+// ---- protobuf, just enough for the two health messages -------------------------------------------
+
+function encodeVarint(value: number, out: number[]): void {
+  let v = value;
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+}
+
+/** Reads a varint at `pos`; returns the value (low 53 bits are exact) and the next position. */
+function decodeVarint(buf: Uint8Array, pos: number): { value: number; next: number } {
+  let value = 0;
+  let factor = 1;
+  for (let i = pos; i < buf.length && i < pos + 10; i++) {
+    const byte = buf[i] ?? 0;
+    value += (byte & 0x7f) * factor;
+    factor *= 128;
+    if ((byte & 0x80) === 0) return { value, next: i + 1 };
+  }
+  throw new Error('truncated or overlong varint');
+}
+
+/** `HealthCheckRequest { service }`; an empty service encodes to zero bytes (proto3 default). */
+export function encodeHealthCheckRequest(service: string): Buffer {
+  if (service === '') return Buffer.alloc(0);
+  const bytes = Buffer.from(service, 'utf8');
+  const head: number[] = [0x0a]; // field 1, wire type 2
+  encodeVarint(bytes.length, head);
+  return Buffer.concat([Buffer.from(head), bytes]);
+}
+
+/** `HealthCheckResponse { status }`, for test servers. */
+export function encodeHealthCheckResponse(statusValue: number): Buffer {
+  if (statusValue === 0) return Buffer.alloc(0);
+  const out: number[] = [0x08]; // field 1, wire type 0
+  encodeVarint(statusValue, out);
+  return Buffer.from(out);
+}
+
+/**
+ * The `status` field of a `HealthCheckResponse` (0 when absent). Unknown fields are skipped; the
+ * last occurrence of field 1 wins, as in protobuf. Throws on malformed input.
+ */
+export function decodeHealthCheckResponse(buf: Uint8Array): number {
+  let status = 0;
+  let pos = 0;
+  while (pos < buf.length) {
+    const key = decodeVarint(buf, pos);
+    pos = key.next;
+    const field = Math.floor(key.value / 8);
+    const wireType = key.value % 8;
+    if (field === 0) throw new Error('invalid field number 0');
+    switch (wireType) {
+      case 0: {
+        const v = decodeVarint(buf, pos);
+        pos = v.next;
+        if (field === 1) status = v.value;
+        break;
+      }
+      case 1:
+        pos += 8;
+        break;
+      case 2: {
+        const len = decodeVarint(buf, pos);
+        pos = len.next + len.value;
+        break;
+      }
+      case 5:
+        pos += 4;
+        break;
+      default:
+        throw new Error(`unsupported wire type ${wireType}`);
+    }
+    if (pos > buf.length) throw new Error('truncated message');
+  }
+  // An enum is an int32 on the wire: the low 32 bits, signed.
+  return status | 0;
+}
+
+/**
+ * The health status of a wire value. A value outside the enum (which Go would print as a number)
+ * counts as UNKNOWN: it is not SERVING either way.
+ */
+function healthStatusOf(value: number): HealthStatus {
+  return STATUS_BY_VALUE[value] ?? 'UNKNOWN';
+}
+
+// ---- the probe ---------------------------------------------------------------------------------
+
+export interface GrpcHealthOptions {
+  /** This probe's own time budget; also the RPC deadline. */
+  readonly deadlineMs: number;
+  /** The run-wide signal; aborting it cancels the call. */
+  readonly signal?: AbortSignal;
+}
+
+/** Channel options: a private subchannel pool (so closing the client really lets go of the
+ * connection) and no DNS TXT lookups for a service config. */
+const CHANNEL_OPTIONS = {
+  'grpc.use_local_subchannel_pool': 1,
+  'grpc.service_config_disable_resolution': 1,
+} as const;
+
+/**
+ * The target handed to grpc-js. As with Go's resolver, an empty host (`:9090`) means this machine;
+ * grpc-js would otherwise try to resolve "" and wait for the whole deadline.
+ */
+function normaliseTarget(target: string): string {
+  const split = splitHostPort(target);
+  if (split.ok && split.host === '' && split.port !== '') return joinHostPort('localhost', split.port);
+  return target;
+}
+
+/**
+ * Calls `grpc.health.v1.Health/Check` with service `""` on `target` over plaintext HTTP/2. Never
+ * throws; the client is always closed before this resolves.
+ */
+export async function checkGrpcHealth(target: string, opts: GrpcHealthOptions): Promise<GrpcHealthResult> {
+  const budget = startBudget(opts.deadlineMs, opts.signal);
+  if (budget.signal.aborted) {
+    budget.dispose();
+    return { kind: 'error', error: rpcErrorText(GrpcCode.CANCELLED, budget.reason() ?? 'cancelled') };
+  }
+
+  let client: Client;
+  try {
+    client = new Client(normaliseTarget(target), credentials.createInsecure(), CHANNEL_OPTIONS);
+  } catch (err) {
+    budget.dispose();
+    return { kind: 'error', error: oneLine(`cannot set up a gRPC client for ${JSON.stringify(target)}: ${describeError(err)}`) };
+  }
+
+  return new Promise<GrpcHealthResult>((resolve) => {
+    let call: ClientUnaryCall | undefined;
+    let settled = false;
+    const finish = (result: GrpcHealthResult): void => {
+      if (settled) return;
+      settled = true;
+      budget.signal.removeEventListener('abort', onAbort);
+      budget.dispose();
+      try {
+        client.close();
+      } catch {
+        // Closing is best effort; the result is what matters.
+      }
+      resolve(result);
+    };
+    const budgetError = (): GrpcHealthResult => {
+      const why = budget.reason() ?? 'cancelled';
+      const code = budget.endedBy() === 'timeout' ? GrpcCode.DEADLINE_EXCEEDED : GrpcCode.CANCELLED;
+      return { kind: 'error', error: rpcErrorText(code, why) };
+    };
+    // The RPC deadline below normally fires first; this is the backstop, and the way the overall
+    // signal cancels the call.
+    const onAbort = (): void => {
+      call?.cancel();
+      finish(budgetError());
+    };
+    budget.signal.addEventListener('abort', onAbort, { once: true });
+
+    try {
+      call = client.makeUnaryRequest<null, number>(
+        HEALTH_CHECK_PATH,
+        () => encodeHealthCheckRequest(''),
+        (bytes: Buffer) => decodeHealthCheckResponse(bytes),
+        null,
+        new Metadata(),
+        { deadline: budget.deadline },
+        (err: ServiceError | null, value?: number) => {
+          if (err !== null) {
+            if (budget.signal.aborted && err.code === GrpcCode.CANCELLED) finish(budgetError());
+            else finish({ kind: 'error', error: rpcErrorText(err.code, err.details || err.message) });
+            return;
+          }
+          finish({ kind: 'status', status: healthStatusOf(value ?? 0) });
+        },
+      );
+    } catch (err) {
+      finish({ kind: 'error', error: rpcErrorText(GrpcCode.INTERNAL, describeError(err)) });
+    }
+  });
+}

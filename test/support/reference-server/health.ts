@@ -1,0 +1,167 @@
+/**
+ * The reference server's gRPC listener: the standard `grpc.health.v1.Health` service with a
+ * switchable status for service `""` (upstream-doctor.md §5, R-5.4). `Watch` is declared but not
+ * implemented (grpc-js answers UNIMPLEMENTED for it).
+ *
+ * Test support only; never shipped.
+ *
+ * @module
+ */
+
+import {
+  Server,
+  ServerCredentials,
+  status as GrpcCode,
+  type sendUnaryData,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
+import { HEALTH_CHECK_PATH, encodeHealthCheckResponse } from '../../../src/probes/grpc-health.ts';
+
+/**
+ * What Health/Check answers for service "": one of the four serving statuses, `unimplemented` (the
+ * health service is not registered at all) or `hang` (the call is accepted and never answered).
+ */
+export type HealthMode = 'SERVING' | 'NOT_SERVING' | 'UNKNOWN' | 'SERVICE_UNKNOWN' | 'unimplemented' | 'hang';
+
+export const HEALTH_MODES: readonly HealthMode[] = ['SERVING', 'NOT_SERVING', 'UNKNOWN', 'SERVICE_UNKNOWN', 'unimplemented', 'hang'];
+
+const STATUS_VALUE: Readonly<Record<string, number>> = { UNKNOWN: 0, SERVING: 1, NOT_SERVING: 2, SERVICE_UNKNOWN: 3 };
+
+/**
+ * The `service` field of a `HealthCheckRequest { string service = 1; }`; other fields are skipped.
+ * Throws on malformed input.
+ */
+export function decodeHealthCheckRequest(buf: Uint8Array): string {
+  let service = '';
+  let pos = 0;
+  const varint = (): number => {
+    let value = 0;
+    let factor = 1;
+    for (let n = 0; n < 10; n++) {
+      if (pos >= buf.length) break;
+      const byte = buf[pos++] ?? 0;
+      value += (byte & 0x7f) * factor;
+      factor *= 128;
+      if ((byte & 0x80) === 0) return value;
+    }
+    throw new Error('bad varint');
+  };
+  while (pos < buf.length) {
+    const key = varint();
+    const field = Math.floor(key / 8);
+    const wire = key % 8;
+    if (field === 0) throw new Error('field number 0');
+    if (wire === 0) varint();
+    else if (wire === 1) pos += 8;
+    else if (wire === 5) pos += 4;
+    else if (wire === 2) {
+      const len = varint();
+      if (pos + len > buf.length) throw new Error('truncated field');
+      if (field === 1) service = Buffer.from(buf.subarray(pos, pos + len)).toString('utf8');
+      pos += len;
+    } else throw new Error(`wire type ${wire}`);
+    if (pos > buf.length) throw new Error('truncated message');
+  }
+  return service;
+}
+
+const identity = (b: Buffer): Buffer => b;
+
+/** grpc.health.v1.Health with raw-bytes codecs; the handler decodes and encodes itself. */
+const HEALTH_SERVICE: ServiceDefinition = {
+  Check: {
+    path: HEALTH_CHECK_PATH,
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+    originalName: 'check',
+  },
+  Watch: {
+    path: '/grpc.health.v1.Health/Watch',
+    requestStream: false,
+    responseStream: true,
+    requestSerialize: identity,
+    requestDeserialize: identity,
+    responseSerialize: identity,
+    responseDeserialize: identity,
+    originalName: 'watch',
+  },
+};
+
+export interface HealthServer {
+  readonly port: number;
+  setMode(mode: HealthMode): void;
+  /** Number of Check calls received while the service was registered. */
+  readonly checks: number;
+  stop(): Promise<void>;
+}
+
+/** Starts the gRPC listener on `host:port` (0 picks a free port), plaintext. */
+export async function startHealthServer(host: string, port: number, initial: HealthMode): Promise<HealthServer> {
+  const server = new Server();
+  let mode: HealthMode = initial;
+  let registered = false;
+  let checks = 0;
+
+  const check = (call: ServerUnaryCall<Buffer, Buffer>, callback: sendUnaryData<Buffer>): void => {
+    checks++;
+    let service: string;
+    try {
+      service = decodeHealthCheckRequest(call.request);
+    } catch (err) {
+      callback({ code: GrpcCode.INTERNAL, details: `grpc: error unmarshalling request: ${(err as Error).message}` });
+      return;
+    }
+    if (service !== '') {
+      callback({ code: GrpcCode.NOT_FOUND, details: 'unknown service' });
+      return;
+    }
+    if (mode === 'hang') return; // never answered; the client's deadline or stop() ends it
+    callback(null, encodeHealthCheckResponse(STATUS_VALUE[mode] ?? 0));
+  };
+
+  const sync = (): void => {
+    const want = mode !== 'unimplemented';
+    if (want && !registered) server.addService(HEALTH_SERVICE, { check });
+    if (!want && registered) server.removeService(HEALTH_SERVICE);
+    registered = want;
+  };
+  sync();
+
+  const bound = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    );
+  });
+
+  return {
+    port: bound,
+    setMode(next: HealthMode): void {
+      mode = next;
+      sync();
+    },
+    get checks() {
+      return checks;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        // Hanging calls would keep a graceful shutdown waiting: give it a moment, then force.
+        let done = false;
+        const finish = (): void => {
+          if (done) return;
+          done = true;
+          clearTimeout(force);
+          resolve();
+        };
+        const force = setTimeout(() => {
+          server.forceShutdown();
+          finish();
+        }, 200);
+        server.tryShutdown(finish);
+      }),
+  };
+}

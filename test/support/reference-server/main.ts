@@ -1,0 +1,137 @@
+/**
+ * Runs the reference cache-plane server as a process (for the demo and end-to-end tests):
+ *
+ *     node test/support/reference-server/main.ts [flags]
+ *
+ * Prints one JSON line `{"grpcPort":N,"httpPort":N}` on stdout once both listeners are up; logs go to
+ * stderr; SIGTERM or SIGINT stops it with exit code 0. Bad flags exit 2.
+ *
+ * Test support only; never shipped.
+ *
+ * @module
+ */
+
+import { parseArgs } from 'node:util';
+import {
+  HEALTH_MODES,
+  ROUTE_NAMES,
+  ROUTE_PATHS,
+  startReferenceServer,
+  type Faults,
+  type HealthMode,
+  type ReferenceServerOptions,
+  type RouteName,
+} from './server.ts';
+
+const USAGE = `usage: node test/support/reference-server/main.ts [flags]
+  --kubeconfig FILE               kubeconfig the TokenReviews are sent with (default: KUBECONFIG / ~/.kube/config / in-cluster)
+  --host ADDR                     listening address (default 127.0.0.1)
+  --grpc-port N                   gRPC health port (default 0: any free port)
+  --http-port N                   controller-facing HTTP port (default 0: any free port)
+  --allowed-controller-sa USER    the one username admitted (default system:serviceaccount:inference-cache-system:inference-cache-controller-manager)
+  --controller-audience AUD       audience of /snapshot and /probe (default inferencecache.io/controller)
+  --policy-audience AUD           audience of /policy (default inferencecache.io/policy)
+  --insecure-disable-auth         no authentication (exclusive with --allowed-controller-sa)
+  --health-status MODE            ${HEALTH_MODES.join(' | ')} (default SERVING)
+  --missing-route PATH            answer 404 on /snapshot, /policy or /probe (repeatable)
+  --token-review-timeout-ms N     TokenReview timeout (default 10000)
+  -h, --help`;
+
+function fail(message: string): never {
+  process.stderr.write(`reference-server: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function port(flag: string, value: string | undefined): number {
+  if (value === undefined) return 0;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) fail(`${flag}: not a port: ${JSON.stringify(value)}`);
+  return n;
+}
+
+function routeName(value: string): RouteName {
+  const name = ROUTE_NAMES.find((r) => ROUTE_PATHS[r] === value || r === value);
+  if (name === undefined) fail(`--missing-route: unknown route ${JSON.stringify(value)} (want /snapshot, /policy or /probe)`);
+  return name;
+}
+
+async function main(): Promise<void> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: process.argv.slice(2),
+      strict: true,
+      allowPositionals: false,
+      options: {
+        kubeconfig: { type: 'string' },
+        host: { type: 'string' },
+        'grpc-port': { type: 'string' },
+        'http-port': { type: 'string' },
+        'allowed-controller-sa': { type: 'string' },
+        'controller-audience': { type: 'string' },
+        'policy-audience': { type: 'string' },
+        'insecure-disable-auth': { type: 'boolean' },
+        'health-status': { type: 'string' },
+        'missing-route': { type: 'string', multiple: true },
+        'token-review-timeout-ms': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (err) {
+    fail(err instanceof Error ? err.message : String(err));
+  }
+  if (values.help === true) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (values['insecure-disable-auth'] === true && values['allowed-controller-sa'] !== undefined) {
+    fail('--insecure-disable-auth and --allowed-controller-sa are mutually exclusive');
+  }
+  const health = values['health-status'];
+  if (health !== undefined && !HEALTH_MODES.includes(health as HealthMode)) fail(`--health-status: unknown ${JSON.stringify(health)}`);
+
+  const faults: { -readonly [K in keyof Faults]: Faults[K] } = {};
+  if (health !== undefined) faults.health = health as HealthMode;
+  for (const r of values['missing-route'] ?? []) faults[routeName(r)] = { missing: true };
+
+  const timeout = values['token-review-timeout-ms'];
+  if (timeout !== undefined && !/^\d+$/.test(timeout)) fail(`--token-review-timeout-ms: not a number: ${JSON.stringify(timeout)}`);
+
+  const opts: ReferenceServerOptions = {
+    grpcPort: port('--grpc-port', values['grpc-port']),
+    httpPort: port('--http-port', values['http-port']),
+    faults,
+    log: (line) => process.stderr.write(`reference-server: ${line}\n`),
+    ...(values.host === undefined ? {} : { host: values.host }),
+    ...(values.kubeconfig === undefined ? {} : { kubeconfig: values.kubeconfig }),
+    ...(values['allowed-controller-sa'] === undefined ? {} : { allowedControllerSA: values['allowed-controller-sa'] }),
+    ...(values['controller-audience'] === undefined ? {} : { controllerAudience: values['controller-audience'] }),
+    ...(values['policy-audience'] === undefined ? {} : { policyAudience: values['policy-audience'] }),
+    ...(values['insecure-disable-auth'] === true ? { insecureDisableAuth: true } : {}),
+    ...(timeout === undefined ? {} : { tokenReviewTimeoutMs: Number(timeout) }),
+  };
+
+  let server;
+  try {
+    server = await startReferenceServer(opts);
+  } catch (err) {
+    process.stderr.write(`reference-server: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+  const running = server;
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`reference-server: ${signal}, stopping\n`);
+    running.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.stdout.write(`${JSON.stringify({ grpcPort: running.grpcPort, httpPort: running.httpPort })}\n`);
+}
+
+await main();
