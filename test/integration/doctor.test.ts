@@ -23,18 +23,14 @@ import {
 } from '../support/cluster-objects.ts';
 import { createNamespace, installCrds } from '../support/fixtures.ts';
 import { doctorIdentity, type Identity } from '../support/identity.ts';
+import { completedRequestsBy, writesBy } from '../support/audit.ts';
 
 const kubeconfig = inject('kubeconfig');
 const skipReason = kubeconfig === '' ? ` (skipped: ${inject('controlPlaneSkipReason')})` : '';
 
 /** Audit-log entries of completed requests made by `username`. */
 function auditOf(username: string): { verb: string; resource: string; uri: string }[] {
-  return readFileSync(inject('auditLogPath'), 'utf8')
-    .split('\n')
-    .filter((line) => line.includes(username))
-    .map((line) => JSON.parse(line) as { stage: string; verb: string; requestURI: string; user: { username: string }; objectRef?: { resource?: string } })
-    .filter((e) => e.stage === 'ResponseComplete' && e.user.username === username)
-    .map((e) => ({ verb: e.verb, resource: e.objectRef?.resource ?? '', uri: e.requestURI }));
+  return completedRequestsBy(inject('auditLogPath'), new Set([username])).map((e) => ({ verb: e.verb, resource: e.objectRef?.resource ?? '', uri: e.requestURI }));
 }
 
 describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipReason}`, () => {
@@ -171,14 +167,14 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
       report = (await run(doctor, ['-n', ns, '--config-only'])).report;
     });
 
-    it('validates the annotation against the backend uid, accepts an injection Event from either API, flags overlaps', () => {
+    it('in API (name) order: validates the annotation against the backend uid, accepts an injection Event from either API, flags overlaps', () => {
       expect(pairs(report, (f) => f.check === 'EnginePodInjectionAudit')).toEqual([
-        ['EP002', `pod/${ns}/inj`],
         ['EP001', `pod/${ns}/forged`],
+        ['EP002', `pod/${ns}/inj`],
         ['EP002', `pod/${ns}/inj-evt`],
         ['EP002', `pod/${ns}/inj-evt-v1`],
-        ['EP001', `pod/${ns}/uninj`],
         ['EP003', `pod/${ns}/overlap`],
+        ['EP001', `pod/${ns}/uninj`],
       ]);
       expect(report.findings.find((f) => f.code === 'EP003')?.message).toContain('["alpha" "beta"]');
     });
@@ -339,12 +335,7 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
     });
     it('sends no create, update, patch or delete in any run of this suite', () => {
       expect(doctorUsers.size).toBeGreaterThanOrEqual(5);
-      const mutating = readFileSync(inject('auditLogPath'), 'utf8')
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as { verb: string; user: { username: string } })
-        .filter((e) => doctorUsers.has(e.user.username))
-        .filter((e) => !['get', 'list', 'watch'].includes(e.verb));
+      const mutating = writesBy(inject('auditLogPath'), doctorUsers);
       expect(mutating).toEqual([]);
     });
   });

@@ -95,13 +95,18 @@ export async function coreEvent(
   });
 }
 
+/** metav1.MicroTime wants six fractional digits; the client would send a Date with three. */
+function microTime(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
 /** Records an Event about a Pod through the events.k8s.io/v1 API (as the controller's recorder does). */
 export async function eventsV1Event(kc: KubeConfig, namespace: string, pod: { name: string; uid: string }, reason: string, note: string): Promise<void> {
   await kc.makeApiClient(EventsV1Api).createNamespacedEvent({
     namespace,
     body: {
       metadata: { name: uniqueName(`${pod.name}-v1`) },
-      eventTime: new Date() as unknown as Date,
+      eventTime: microTime(new Date()) as unknown as Date,
       reportingController: 'inferencecache.io/controller',
       reportingInstance: 'controller-0',
       action: 'Inject',

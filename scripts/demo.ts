@@ -1,0 +1,133 @@
+// `npm run demo`: the doctor against a throw-away install on a real control plane.
+//
+// Builds what is missing (the bundle; etcd and kube-apiserver from Go modules on first use), starts the
+// control plane, applies the sample install with the reference cache-plane server, adds a namespace of
+// broken objects, runs `inferencecache doctor` with human output as an operator would, tears everything
+// down and exits with the doctor's exit code.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ago, condition, coreEvent, createBackend, createPod, createTenant } from '../test/support/cluster-objects.ts';
+import { missingBinaries, resolveBinaries, startControlPlane } from '../test/support/controlplane/controlplane.ts';
+import { createNamespace } from '../test/support/fixtures.ts';
+import { startSampleInstall } from '../test/support/sample-install.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const BUNDLE = join(ROOT, 'dist/inferencecache.mjs');
+const BROKEN_NAMESPACE = 'demo-broken';
+const started = Date.now();
+
+function step(text: string): void {
+  process.stderr.write(`[demo ${((Date.now() - started) / 1000).toFixed(1)}s] ${text}\n`);
+}
+
+function runOrExit(command: string, args: string[]): void {
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  if (result.status !== 0) {
+    process.stderr.write(`demo: ${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})\n`);
+    process.exit(1);
+  }
+}
+
+/** Whether the bundle is missing or older than a source file it is built from. */
+function bundleIsStale(): boolean {
+  let built: number;
+  try {
+    built = statSync(BUNDLE).mtimeMs;
+  } catch {
+    return true;
+  }
+  const sources = readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+  return [...sources, join(ROOT, 'package-lock.json'), join(ROOT, 'scripts/build.mjs')].some((file) => statSync(file).mtimeMs > built);
+}
+
+/** Objects an operator would want the doctor to catch, one per problem. */
+async function createBrokenWorkload(kc: KubeConfig, closedEndpoint: string): Promise<void> {
+  await createNamespace(kc, BROKEN_NAMESPACE);
+  const serving = { conditions: [condition('Ready', 'True')], matchedEnginePods: 1, firstKVEventObservedAt: ago(86_400_000) };
+  await createBackend(kc, BROKEN_NAMESPACE, 'stale-index', { engineSelector: { matchLabels: { app: 'stale' } } }, {
+    ...serving,
+    indexParticipation: { prefixCount: 9, lastEventAt: ago(17 * 60_000) },
+  });
+  await createBackend(kc, BROKEN_NAMESPACE, 'lost-redis', { remoteStorage: { provider: 'Redis', ownership: 'Managed' } }, {
+    ...serving,
+    indexParticipation: { prefixCount: 3, lastEventAt: ago(4_000) },
+    remoteStorage: { endpoint: closedEndpoint },
+  });
+  await createBackend(kc, BROKEN_NAMESPACE, 'not-ready', { engineSelector: { matchLabels: { app: 'embed' } } }, {
+    conditions: [condition('Ready', 'False', 'EnginesMissing', 'no engine pod matches the selector')],
+  });
+  await createPod(kc, BROKEN_NAMESPACE, 'stale-engine-0', { app: 'stale' });
+  const orphan = await createPod(kc, BROKEN_NAMESPACE, 'batch-engine-0', { app: 'batch', 'inferencecache.io/enabled': 'true' });
+  await coreEvent(kc, BROKEN_NAMESPACE, { name: 'batch-engine-0', uid: orphan }, 'NoMatchingCacheBackend', 'pod asked for a cache but no CacheBackend selects it');
+  await createTenant(kc, BROKEN_NAMESPACE, 'team-batch', { tenantID: 'team-batch', quota: { maxIndexEntries: 5_000 } }, {
+    indexEntries: 7_300,
+    conditions: [condition('QuotaExceeded', 'True', 'OverQuota', 'oldest entries are being evicted')],
+  });
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as { port: number };
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+function runDoctor(args: string[]): Promise<number> {
+  return new Promise((resolveCode) => {
+    const child = spawn(process.execPath, [BUNDLE, ...args], { stdio: 'inherit' });
+    child.on('exit', (code) => resolveCode(code ?? 3));
+  });
+}
+
+async function main(): Promise<number> {
+  if (bundleIsStale()) {
+    step('building the bundle');
+    runOrExit(process.execPath, ['scripts/build.mjs']);
+  }
+  if (missingBinaries(resolveBinaries()).length > 0) {
+    step('building etcd, kube-apiserver and Helm from Go modules (first run only; several minutes)');
+    runOrExit('bash', ['hack/build-controlplane.sh']);
+  }
+  step('starting etcd and kube-apiserver');
+  const cp = await startControlPlane();
+  const dir = mkdtempSync(join(tmpdir(), 'inferencecache-demo-'));
+  try {
+    const kc = new KubeConfig();
+    kc.loadFromFile(cp.kubeconfigPath);
+    step('applying the sample install and starting the reference cache-plane server');
+    const install = await startSampleInstall(kc, { server: cp.server, caFile: cp.caFile, dir, workloadNamespace: 'demo-healthy' });
+    try {
+      step(`adding broken objects in namespace ${BROKEN_NAMESPACE}; the server is an older build without the /probe route`);
+      await createBrokenWorkload(kc, `127.0.0.1:${await closedPort()}`);
+      install.server.setFaults({ probe: { missing: true } });
+      const args = ['doctor', '--kubeconfig', cp.kubeconfigPath, '--server-endpoint', install.serverEndpoint, '--snapshot-token-file', install.tokenFile];
+      step(`running: inferencecache ${args.join(' ')}`);
+      process.stderr.write('\n');
+      const code = await runDoctor(args);
+      process.stderr.write('\n');
+      step(`the doctor exited with ${code}; tearing down`);
+      return code;
+    } finally {
+      await install.stop();
+    }
+  } finally {
+    await cp.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
