@@ -27,6 +27,8 @@ export interface SampleInstallOptions {
   readonly dir: string;
   /** Loopback address of the reference server; default: a random one in 127.0.0.0/8. */
   readonly host?: string;
+  /** gRPC port of the reference server; default a free one. 9090 when the doctor discovers the server by its Service. */
+  readonly grpcPort?: number;
   /** The namespace holding the healthy workload objects. */
   readonly workloadNamespace?: string;
   readonly log?: (line: string) => void;
@@ -59,11 +61,12 @@ function randomLoopback(): string {
   return `127.0.${1 + Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
 }
 
-/** Starts the reference server on `host` (or a free random loopback address) with HTTP on :8081. */
-async function startServerOnFreeLoopback(host: string | undefined, kubeconfig: string, log?: (line: string) => void): Promise<ReferenceServer> {
+/** Starts the reference server on `opts.host` (or a free random loopback address) with HTTP on :8081. */
+async function startServerOnFreeLoopback(opts: SampleInstallOptions, kubeconfig: string): Promise<ReferenceServer> {
+  const { host, grpcPort = 0, log } = opts;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await startReferenceServer({ host: host ?? randomLoopback(), httpPort: SNAPSHOT_PORT, kubeconfig, ...(log === undefined ? {} : { log }) });
+      return await startReferenceServer({ host: host ?? randomLoopback(), grpcPort, httpPort: SNAPSHOT_PORT, kubeconfig, ...(log === undefined ? {} : { log }) });
     } catch (err) {
       if (host !== undefined || attempt >= 5 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     }
@@ -108,7 +111,7 @@ export async function startSampleInstall(kc: KubeConfig, opts: SampleInstallOpti
   await applyObjects(kc, loadFixture('install'));
 
   const serverToken = await requestToken(kc, INSTALL_NAMESPACE, SERVER_SERVICE_ACCOUNT, undefined, 24 * 3600);
-  const server = await startServerOnFreeLoopback(opts.host, kubeconfigWithToken(opts.server, opts.caFile, serverToken), opts.log);
+  const server = await startServerOnFreeLoopback(opts, kubeconfigWithToken(opts.server, opts.caFile, serverToken));
   const redis = await listenTcp(server.host);
   const remoteEndpoint = `${server.host}:${(redis.address() as { port: number }).port}`;
   try {
