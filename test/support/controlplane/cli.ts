@@ -1,27 +1,60 @@
 // CLI for a long-lived local control plane (runs under Node 24 type stripping):
 //   node test/support/controlplane/cli.ts up [--with-controller-manager]   -> last line: export KUBECONFIG=...
+//   node test/support/controlplane/cli.ts up --full   control plane + kube-controller-manager + the healthy
+//                                                     sample install + reference server + kubelet stand-in
 //   node test/support/controlplane/cli.ts down
 //   node test/support/controlplane/cli.ts status
 // State: ${XDG_RUNTIME_DIR:-os.tmpdir()}/inferencecache-doctor-cluster.json (override: CONTROLPLANE_STATE_FILE).
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
+import { REPO_ROOT, isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
+
+/** The state file of `up --full` has the pid of the process holding the stand-in and the reference server. */
+type State = ControlPlaneState & { fullPid?: number; serverAddress?: string; controllerTokenFile?: string };
 
 const stateFile =
   process.env['CONTROLPLANE_STATE_FILE'] ||
   path.join(process.env['XDG_RUNTIME_DIR'] || os.tmpdir(), 'inferencecache-doctor-cluster.json');
 
-function readState(): ControlPlaneState | undefined {
+function readState(): State | undefined {
   try {
-    return JSON.parse(fs.readFileSync(stateFile, 'utf8')) as ControlPlaneState;
+    return JSON.parse(fs.readFileSync(stateFile, 'utf8')) as State;
   } catch {
     return undefined;
   }
 }
 
-function running(state: ControlPlaneState): boolean {
-  return isAlive(state.pids.etcd) && isAlive(state.pids.apiserver);
+function running(state: State): boolean {
+  return isAlive(state.pids.etcd) && isAlive(state.pids.apiserver) && (state.fullPid === undefined || isAlive(state.fullPid));
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Starts full-cluster-main.ts in the background and waits until it has written its state. */
+async function upFull(): Promise<State> {
+  const readyFile = `${stateFile}.starting`;
+  fs.rmSync(readyFile, { force: true });
+  const logFile = path.join(process.env['XDG_RUNTIME_DIR'] || os.tmpdir(), 'inferencecache-doctor-full-cluster.log');
+  const fd = fs.openSync(logFile, 'w');
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'test/support/full-cluster-main.ts'), readyFile], {
+    detached: true,
+    stdio: ['ignore', fd, fd],
+  });
+  fs.closeSync(fd);
+  child.unref();
+  console.error(`[controlplane] starting the full cluster (log: ${logFile})`);
+  for (const deadline = Date.now() + 180_000; Date.now() < deadline; await sleep(200)) {
+    if (fs.existsSync(readyFile)) {
+      const state = JSON.parse(fs.readFileSync(readyFile, 'utf8')) as State;
+      fs.rmSync(readyFile, { force: true });
+      return state;
+    }
+    if (child.exitCode !== null || !isAlive(child.pid ?? 0)) break;
+  }
+  if (child.pid !== undefined && isAlive(child.pid)) process.kill(child.pid, 'SIGTERM');
+  throw new Error(`the full cluster did not come up; see ${logFile}`);
 }
 
 async function up(args: string[]): Promise<void> {
@@ -32,6 +65,18 @@ async function up(args: string[]): Promise<void> {
     return;
   }
   if (existing) await down();
+  if (args.includes('--full')) {
+    if (!fs.existsSync(path.join(REPO_ROOT, 'dist/inferencecache.mjs'))) throw new Error('the stand-in runs the doctor bundle: run npm run build first');
+    const state = await upFull();
+    fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
+    console.error(`[controlplane] up: ${state.server} (kubernetes ${state.kubernetesVersion}) with kube-controller-manager`);
+    console.error(`[controlplane] sample install in inference-cache-system; reference server at ${state.serverAddress} (gRPC 9090, HTTP 8081)`);
+    console.error('[controlplane] kubelet stand-in runs the pods of inference-cache-system; try:');
+    console.error('[controlplane]   helm install doctor chart -n inference-cache-system && helm test doctor -n inference-cache-system --logs');
+    console.error(`[controlplane] Helm binaries: bash hack/bin-dir.sh --env; audit log: ${state.auditLogPath}`);
+    console.log(`export KUBECONFIG=${state.kubeconfigPath}`);
+    return;
+  }
   const cp = await startControlPlane({
     detached: true,
     startControllerManager: args.includes('--with-controller-manager') || process.env['CP_CONTROLLER_MANAGER'] === '1',
@@ -60,6 +105,10 @@ async function down(): Promise<void> {
     console.error(`no control plane state at ${stateFile}`);
     return;
   }
+  if (state.fullPid !== undefined && isAlive(state.fullPid)) {
+    process.kill(state.fullPid, 'SIGTERM');
+    for (const deadline = Date.now() + 30_000; isAlive(state.fullPid) && Date.now() < deadline; ) await sleep(100);
+  }
   await stopControlPlane(state);
   fs.rmSync(stateFile, { force: true });
   console.error(`[controlplane] stopped${process.env['KEEP_CP'] === '1' ? ` (kept ${state.dir})` : ''}`);
@@ -82,7 +131,7 @@ try {
   else if (cmd === 'down') await down();
   else if (cmd === 'status') status();
   else {
-    console.error('usage: cli.ts up [--with-controller-manager] | down | status');
+    console.error('usage: cli.ts up [--with-controller-manager | --full] | down | status');
     process.exitCode = 2;
   }
 } catch (err) {
