@@ -4,6 +4,7 @@ import { KubeApi } from './cluster/api.ts';
 import { SERVER_SERVICE, discoverServerNamespace } from './cluster/discovery.ts';
 import { gatherClusterState } from './cluster/gather.ts';
 import { loadKubeConfig, type KubeEnv } from './cluster/kubeconfig.ts';
+import { readDoctorPod } from './cluster/pod-identity.ts';
 import type { ClusterState } from './cluster/state.ts';
 import { checkGrpcHealth } from './probes/grpc-health.ts';
 import { joinHostPort } from './probes/hostport.ts';
@@ -29,6 +30,8 @@ export const DIAL_CONCURRENCY = 16;
 export interface RunEnvironment {
   readonly env: KubeEnv;
   readonly now: () => Date;
+  /** `POD_NAMESPACE` (the downward API sets it in the chart's pod): the doctor runs in a pod of this namespace. */
+  readonly podNamespace?: string | undefined;
 }
 
 /** A finished run: the report, and warnings for stderr. */
@@ -114,10 +117,16 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
   const warnings: string[] = [];
 
   const serverProbes = options.configOnly ? undefined : probeServer(options, api, environment.env, deadline, signal, warnings);
-  const state = await gatherClusterState(api, options.namespace, signal);
+  const self = options.configOnly
+    ? undefined
+    : await readDoctorPod(environment.podNamespace, options.podLabelsFile, environment.env.INFERENCECACHE_SECRETS_ROOT ?? '');
+  const state = await gatherClusterState(api, options.namespace, signal, {
+    networkPolicies: !options.configOnly,
+    ...(self === undefined ? {} : { podNamespace: self.namespace }),
+  });
   const dials = options.configOnly ? undefined : await dialEndpoints(state, deadline, signal);
   const server = await serverProbes;
 
   const probes: ProbeResults = { ...(server === undefined ? {} : { server }), ...(dials === undefined ? {} : { dials }) };
-  return { report: makeReport(judge({ state, probes, now, namespace: options.namespace })), warnings };
+  return { report: makeReport(judge({ state, probes, now, namespace: options.namespace, ...(self === undefined ? {} : { self }) })), warnings };
 }

@@ -1,9 +1,12 @@
+import { existsSync, writeFileSync } from 'node:fs';
 import { UsageError } from './cli/options.ts';
 import { parseCommandLine } from './cli/parse.ts';
+import { inContainer } from './cluster/container-root.ts';
 import { KubeConfigError } from './cluster/kubeconfig.ts';
 import { runDoctor } from './doctor.ts';
 import { renderCodes } from './report/codes-listing.ts';
 import { render } from './report/render/index.ts';
+import { terminationSummary } from './report/termination-summary.ts';
 import { VERSION, COMMIT } from './version.ts';
 
 /** Exit code for "the doctor could not run": bad flags, no usable kubeconfig, unknown context. */
@@ -11,6 +14,45 @@ const EXIT_COULD_NOT_RUN = 3;
 
 function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => stream.write(text, () => resolve()));
+}
+
+/** Where the kubelet looks for a container's termination message unless the pod names another file. */
+const DEFAULT_TERMINATION_LOG = '/dev/termination-log';
+
+/** `--termination-message-path` once the doctor's flags are parsed; until then the default rule holds. */
+let terminationFlag: string | undefined;
+
+/**
+ * The termination-message file: the flag's file ('' for none), else the kubelet's default file when it
+ * exists, i.e. in a pod. Both are in-pod paths (see `inContainer`: below the test kubelet's container
+ * root when there is one).
+ */
+function terminationFile(): string | undefined {
+  if (terminationFlag === '') return undefined;
+  if (terminationFlag !== undefined) return inContainer(secretsRoot(), terminationFlag);
+  const file = defaultTerminationFile();
+  return existsSync(file) ? file : undefined;
+}
+
+function secretsRoot(): string {
+  return process.env['INFERENCECACHE_SECRETS_ROOT'] ?? '';
+}
+
+/** The kubelet's default file, below the test kubelet's container root when there is one. */
+function defaultTerminationFile(): string {
+  return inContainer(secretsRoot(), DEFAULT_TERMINATION_LOG);
+}
+
+/** Writes the termination message; failing to is a warning, never a different exit code. */
+async function writeTerminationMessage(text: string): Promise<void> {
+  let file: string | undefined;
+  try {
+    file = terminationFile();
+    if (file !== undefined) writeFileSync(file, text);
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err));
+    await write(process.stderr, `warning: could not write the termination message to ${JSON.stringify(file ?? defaultTerminationFile())} (${why})\n`);
+  }
 }
 
 /** Colour only for a terminal, and never when --no-color, NO_COLOR or TERM=dumb says otherwise. */
@@ -34,9 +76,11 @@ async function main(): Promise<number> {
       break;
   }
   const { options } = command;
-  const { report, warnings } = await runDoctor(options, { env: process.env, now: () => new Date() });
+  terminationFlag = options.terminationMessagePath;
+  const { report, warnings } = await runDoctor(options, { env: process.env, now: () => new Date(), podNamespace: process.env['POD_NAMESPACE'] });
   for (const warning of warnings) await write(process.stderr, `warning: ${warning}\n`);
   await write(process.stdout, render(report, options.output, { color: options.output === 'human' && wantsColor(options.noColor) }));
+  await writeTerminationMessage(terminationSummary(report));
   return report.summary.exitCode;
 }
 
@@ -45,7 +89,9 @@ main().then(
   async (err: unknown) => {
     const known = err instanceof UsageError || err instanceof KubeConfigError;
     const text = err instanceof Error ? err.message : String(err);
-    await write(process.stderr, `error: ${known ? text : `unexpected failure: ${text}`}\n`);
+    const line = `error: ${known ? text : `unexpected failure: ${text}`}\n`;
+    await write(process.stderr, line);
+    await writeTerminationMessage(line);
     process.exit(EXIT_COULD_NOT_RUN);
   },
 );

@@ -3,8 +3,11 @@ import { cacheBackendHealth } from './cachebackend-health.ts';
 import { cachePolicyCoverage } from './cachepolicy-coverage.ts';
 import { cacheTenantHealth } from './cachetenant-health.ts';
 import { enginePodInjectionAudit } from './engine-pod-injection.ts';
+import { imagePullability } from './image-pull.ts';
 import type { CheckInput } from './input.ts';
 import { namespaceScope } from './namespace-scope.ts';
+import { networkPolicyReachability } from './network-policy.ts';
+import { nodeFit } from './node-fit.ts';
 import { orphanPodCheck } from './orphan-pods.ts';
 import { policyReachability, probeReachability } from './route-reachability.ts';
 import { serverReachability } from './server-reachability.ts';
@@ -25,6 +28,9 @@ export const CHECKS: readonly Check[] = [
   cacheTenantHealth,
   cachePolicyCoverage,
   namespaceScope,
+  nodeFit,
+  imagePullability,
+  networkPolicyReachability,
 ];
 
 /** Runs every check in order and concatenates their findings. */

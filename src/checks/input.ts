@@ -1,3 +1,4 @@
+import type { DoctorPod } from '../cluster/pod-identity.ts';
 import type { ClusterState } from '../cluster/state.ts';
 import type { ProbeResults } from '../probes/results.ts';
 
@@ -11,4 +12,6 @@ export interface CheckInput {
   readonly now: Date;
   /** The `--namespace` scope; empty means all namespaces. */
   readonly namespace: string;
+  /** The doctor's own pod (namespace and labels) when it runs in one; absent from a workstation. */
+  readonly self?: DoctorPod;
 }

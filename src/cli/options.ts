@@ -23,6 +23,16 @@ export interface DoctorOptions {
   readonly configOnly: boolean;
   /** The overall deadline of the run, in milliseconds. */
   readonly timeoutMs: number;
+  /**
+   * The downward-API file holding the doctor pod's labels, for NetworkPolicyReachability. Undefined
+   * means `/etc/podinfo/labels`, where the chart mounts it; read only when `POD_NAMESPACE` is set.
+   */
+  readonly podLabelsFile?: string;
+  /**
+   * Where the termination summary goes, so `kubectl describe` and Argo CD show the outcome without the
+   * logs. Undefined means `/dev/termination-log` when that file exists (in a pod); empty disables it.
+   */
+  readonly terminationMessagePath?: string;
 }
 
 /** What the command line asked for. */

@@ -31,6 +31,11 @@ Flags:
       --no-color                     no ANSI colour in human output (also: NO_COLOR, TERM=dumb)
       --config-only                  judge configuration only: no server probes, no TCP dials
       --timeout duration             deadline of the whole run, e.g. 500ms, 30s, 2m (default 30s)
+      --pod-labels-file string       the doctor pod's labels, as the downward API writes them, used with
+                                     $POD_NAMESPACE to judge NetworkPolicies (default /etc/podinfo/labels)
+      --termination-message-path string
+                                     file for a summary of at most 4 KiB (default /dev/termination-log
+                                     when it exists; "" writes none)
   -h, --help                         this help
 
 Exit codes: 0 healthy, 1 warnings, 2 failures, 3 the doctor could not run.
@@ -69,6 +74,8 @@ function parseDoctor(args: readonly string[]): Command {
       namespace: { type: 'string', short: 'n', default: '' },
       'server-endpoint': { type: 'string', default: '' },
       'snapshot-token-file': { type: 'string' },
+      'pod-labels-file': { type: 'string' },
+      'termination-message-path': { type: 'string' },
       output: { type: 'string', short: 'o', default: 'human' },
       'no-color': { type: 'boolean', default: false },
       'config-only': { type: 'boolean', default: false },
@@ -96,6 +103,8 @@ function parseDoctor(args: readonly string[]): Command {
     noColor: values['no-color'],
     configOnly: values['config-only'],
     timeoutMs,
+    ...(values['pod-labels-file'] === undefined ? {} : { podLabelsFile: values['pod-labels-file'] }),
+    ...(values['termination-message-path'] === undefined ? {} : { terminationMessagePath: values['termination-message-path'] }),
   };
   return { kind: 'doctor', options: Object.freeze(options) };
 }

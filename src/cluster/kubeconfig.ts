@@ -3,6 +3,7 @@ import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { inContainer } from './container-root.ts';
 
 /** Where a pod finds its ServiceAccount credentials, below the service-account root. */
 export const SERVICEACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
@@ -68,8 +69,8 @@ function loadInCluster(kc: KubeConfig, env: KubeEnv, root: string): void {
   const host = env.KUBERNETES_SERVICE_HOST ?? '';
   const port = env.KUBERNETES_SERVICE_PORT ?? '443';
   kc.loadFromClusterAndUser(
-    { name: 'in-cluster', server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: `${root}${SERVICEACCOUNT_DIR}/ca.crt`, skipTLSVerify: false },
-    { name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile: `${root}${SERVICEACCOUNT_DIR}/token` } } },
+    { name: 'in-cluster', server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: inContainer(root, `${SERVICEACCOUNT_DIR}/ca.crt`), skipTLSVerify: false },
+    { name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile: inContainer(root, `${SERVICEACCOUNT_DIR}/token`) } } },
   );
 }
 
@@ -91,7 +92,7 @@ export function loadKubeConfig(flags: { kubeconfig: string; context: string }, e
       loadFiles(kc, [home]);
     } else if (flags.context === '' && (env.KUBERNETES_SERVICE_HOST ?? '') !== '') {
       const root = env.INFERENCECACHE_SECRETS_ROOT ?? '';
-      if (!existsSync(`${root}${SERVICEACCOUNT_DIR}/token`)) {
+      if (!existsSync(inContainer(root, `${SERVICEACCOUNT_DIR}/token`))) {
         throw new KubeConfigError(`running in a pod but no ServiceAccount token is mounted at ${SERVICEACCOUNT_DIR}/token`);
       }
       loadInCluster(kc, env, root);

@@ -1,3 +1,4 @@
+import { projectPodFacts } from './project-pod-facts.ts';
 import type { CacheBackend, CachePolicy, CacheTenant, Condition, EventRecord, ObjectRef, Pod } from './state.ts';
 
 /**
@@ -81,10 +82,10 @@ export function projectCacheBackend(raw: unknown): CacheBackend {
   };
 }
 
-/** Projects a Pod to its identity, labels and annotations. */
+/** Projects a Pod to its identity, labels and annotations, and the facts of {@link projectPodFacts}. */
 export function projectPod(raw: unknown): Pod {
   const meta = obj(obj(raw)?.['metadata']);
-  return { ...refOf(raw), labels: stringMap(meta?.['labels']), annotations: stringMap(meta?.['annotations']) };
+  return { ...refOf(raw), labels: stringMap(meta?.['labels']), annotations: stringMap(meta?.['annotations']), ...projectPodFacts(raw) };
 }
 
 /** Projects a core/v1 Event; its time is the first set of the fields the Event API defines for it. */

@@ -20,6 +20,18 @@ export const READS = {
   cachePolicies: { group: 'inferencecache.io', version: 'v1alpha1', resource: 'cachepolicies', verbs: ['list'], namespaced: true },
   services: { group: '', version: 'v1', resource: 'services', verbs: ['get', 'list'], namespaced: true },
   namespaces: { group: '', version: 'v1', resource: 'namespaces', verbs: ['get'], namespaced: false },
+  /** NodeFit: every node's readiness, cordon and allocatable. */
+  nodes: { group: '', version: 'v1', resource: 'nodes', verbs: ['list'], namespaced: false },
+  /** ImagePullability: the pull secrets a ServiceAccount adds to its pods. */
+  serviceAccounts: { group: '', version: 'v1', resource: 'serviceaccounts', verbs: ['list'], namespaced: true },
+  /**
+   * ImagePullability: only the pull secrets the install names, each by name (a `get` per distinct
+   * secret, never a `list`). Kubernetes RBAC cannot limit a ClusterRole to names it does not know in
+   * advance, so the grant is `get` on secrets; the doctor keeps only each secret's type and shape.
+   */
+  secrets: { group: '', version: 'v1', resource: 'secrets', verbs: ['get'], namespaced: true },
+  /** NetworkPolicyReachability: the policies that may fence the server's :8081. */
+  networkPolicies: { group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', verbs: ['list'], namespaced: true },
 } as const satisfies Record<string, DeclaredRead>;
 
 /** The REST path of a collection, cluster-wide when `namespace` is empty. */

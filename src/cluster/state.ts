@@ -46,10 +46,147 @@ export interface CacheBackend extends ObjectRef {
 /** The CacheBackend status fields that may carry the published remote endpoint, newest first. */
 export type EndpointField = 'status.remoteStorage.endpoint' | 'status.endpoint';
 
-/** A Pod as the checks see it. */
+/** A Pod as the checks see it. Every optional field is absent when the object does not set it. */
 export interface Pod extends ObjectRef {
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
+  /** `status.phase`, e.g. `Pending`; NodeFit judges only pods still waiting for a node. */
+  readonly phase?: string;
+  /** `spec.nodeName`: set once the pod is bound, so the scheduler has already found it a node. */
+  readonly nodeName?: string;
+  /** `spec.serviceAccountName` (or the deprecated `spec.serviceAccount`), whose pull secrets also apply. */
+  readonly serviceAccountName?: string;
+  /** Names of `spec.imagePullSecrets`, in spec order, empty names dropped. */
+  readonly imagePullSecrets?: readonly string[];
+  /** What the pod asks of a node; absent when no container requests anything. */
+  readonly requests?: PodRequests;
+  /**
+   * The scheduler's message when `PodScheduled` is False with reason `Unschedulable` (possibly empty);
+   * absent otherwise.
+   */
+  readonly unschedulable?: string;
+  /** Containers (init, regular, ephemeral) currently in a waiting state, with the kubelet's reason. */
+  readonly waiting?: readonly ContainerWaiting[];
+  /** Container ports that carry a name, which a NetworkPolicy may refer to instead of a number. */
+  readonly namedPorts?: readonly NamedPort[];
+}
+
+/** Resource name → quantity exactly as written, e.g. `{ cpu: '500m', 'nvidia.com/gpu': '1' }`. */
+export type ResourceList = Readonly<Record<string, string>>;
+
+/**
+ * The inputs of a pod's effective request, kept per container because the rule is not a plain sum:
+ * init containers run one at a time, restartable (sidecar) init containers keep running beside the rest.
+ */
+export interface PodRequests {
+  /**
+   * Per regular container: its requests, with a limit standing in for a resource that has no request
+   * (the API server defaults requests to limits, and objects from files may predate that).
+   */
+  readonly containers: readonly ResourceList[];
+  /** Per init container, in order; `sidecar` when its `restartPolicy` is `Always`. */
+  readonly initContainers: readonly { readonly requests: ResourceList; readonly sidecar: boolean }[];
+  /** `spec.overhead`, added on top by the RuntimeClass. */
+  readonly overhead?: ResourceList;
+  /** `spec.resources.requests` (pod-level resources), which replace the aggregate for what they name. */
+  readonly podLevel?: ResourceList;
+}
+
+/** A container waiting to start, e.g. reason `ImagePullBackOff`. */
+export interface ContainerWaiting {
+  readonly container: string;
+  readonly image: string;
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** A named container port. */
+export interface NamedPort {
+  readonly name: string;
+  readonly port: number;
+  /** `TCP` when the spec leaves it out. */
+  readonly protocol: string;
+}
+
+/** A Node as NodeFit sees it. */
+export interface NodeRecord {
+  readonly name: string;
+  /** Whether the `Ready` condition is `True`. */
+  readonly ready: boolean;
+  /** `spec.unschedulable` (cordoned). */
+  readonly unschedulable: boolean;
+  /** `status.allocatable`, quantities as written. */
+  readonly allocatable: ResourceList;
+}
+
+/** A ServiceAccount: only its pull secrets matter. */
+export interface ServiceAccount extends ObjectRef {
+  readonly imagePullSecrets: readonly string[];
+}
+
+/**
+ * What the doctor learnt about one referenced pull secret, without keeping any of its content: only
+ * its type and the shape of the credentials document.
+ */
+export type PullSecretLookup =
+  | { readonly kind: 'found'; readonly type: string; readonly content: PullSecretContent }
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'unknown'; readonly status?: number | undefined; readonly error: string };
+
+/**
+ * The shape of a pull secret's credentials document, judged against the key its type defines
+ * (`.dockerconfigjson` for `kubernetes.io/dockerconfigjson`, `.dockercfg` for the legacy
+ * `kubernetes.io/dockercfg`). `registries` counts the entries; the entries themselves are dropped.
+ */
+export type PullSecretContent =
+  | { readonly kind: 'no-key'; readonly key: string }
+  | { readonly kind: 'not-json'; readonly key: string }
+  | { readonly kind: 'not-object'; readonly key: string }
+  | { readonly kind: 'no-auths'; readonly key: string }
+  | { readonly kind: 'credentials'; readonly key: string; readonly registries: number }
+  /** The type defines no credentials key (e.g. `Opaque`), so the document was not looked at. */
+  | { readonly kind: 'not-applicable' };
+
+/** A label selector as written (`matchLabels` and `matchExpressions`). */
+export interface LabelSelector {
+  readonly matchLabels: Readonly<Record<string, string>>;
+  readonly matchExpressions: readonly SelectorRequirement[];
+}
+
+/** One `matchExpressions` entry; the operator is kept as written so an unknown one can match nothing. */
+export interface SelectorRequirement {
+  readonly key: string;
+  readonly operator: string;
+  readonly values: readonly string[];
+}
+
+/** A `NetworkPolicyPeer`: whichever of its fields the object sets. */
+export interface PolicyPeer {
+  readonly podSelector?: LabelSelector;
+  readonly namespaceSelector?: LabelSelector;
+  readonly ipBlock?: { readonly cidr: string; readonly except: readonly string[] };
+}
+
+/** A `NetworkPolicyPort`: a number or a name, or absent for every port of the protocol. */
+export interface PolicyPort {
+  /** `TCP` when the spec leaves it out. */
+  readonly protocol: string;
+  readonly port?: number | string;
+  readonly endPort?: number;
+}
+
+/** One ingress rule; an empty `from` admits every source, empty `ports` every port. */
+export interface IngressRule {
+  readonly from: readonly PolicyPeer[];
+  readonly ports: readonly PolicyPort[];
+}
+
+/** A networking.k8s.io/v1 NetworkPolicy, reduced to its ingress side. */
+export interface NetworkPolicyRecord extends ObjectRef {
+  readonly podSelector: LabelSelector;
+  /** `spec.policyTypes` as written; absent means Ingress is implied. */
+  readonly policyTypes?: readonly string[];
+  readonly ingress: readonly IngressRule[];
 }
 
 /**
@@ -77,7 +214,7 @@ export type CachePolicy = ObjectRef;
 
 /** Whether the namespace named by `--namespace` exists; `undefined` when no namespace was named. */
 export type NamespaceLookup =
-  | { readonly kind: 'found' }
+  | { readonly kind: 'found'; readonly labels?: Readonly<Record<string, string>> }
   | { readonly kind: 'not-found' }
   | { readonly kind: 'unknown'; readonly error: string };
 
@@ -89,4 +226,16 @@ export interface ClusterState {
   readonly cacheTenants: Read<CacheTenant>;
   readonly cachePolicies: Read<CachePolicy>;
   readonly namespace?: NamespaceLookup;
+  /**
+   * The reads below were added for the checks beyond upstream. Absent means this run did not read
+   * them (offline input, or `--config-only` for the network reads), and the checks that need them
+   * judge nothing rather than guess.
+   */
+  readonly nodes?: Read<NodeRecord>;
+  readonly serviceAccounts?: Read<ServiceAccount>;
+  /** Every pull secret the install's pods and their ServiceAccounts name, keyed `<namespace>/<name>`. */
+  readonly pullSecrets?: ReadonlyMap<string, PullSecretLookup>;
+  readonly networkPolicies?: Read<NetworkPolicyRecord>;
+  /** The doctor's own namespace (from `POD_NAMESPACE`), with its labels; absent outside a pod. */
+  readonly podNamespace?: NamespaceLookup;
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { inContainer } from '../cluster/container-root.ts';
 import { goTrimSpace } from '../report/gofmt.ts';
 
 /** The projected token with the audience `/snapshot` accepts, as the controller pod mounts it. */
@@ -16,12 +17,13 @@ export interface BearerToken {
 /**
  * Reads the bearer token for GET /snapshot. Without `--snapshot-token-file` the controller-audience
  * token is preferred when it exists, since the ServiceAccount token can never pass `/snapshot`. A
- * missing file means no token; any other read failure means no token and a warning. `root` prefixes
- * the default paths (empty in a real pod).
+ * missing file means no token; any other read failure means no token and a warning. Paths are in-pod
+ * paths below `root` (see {@link inContainer}).
  */
 export async function readBearerToken(flag: string | undefined, root: string): Promise<BearerToken> {
-  const path = flag ?? (existsSync(`${root}${CONTROLLER_TOKEN_PATH}`) ? `${root}${CONTROLLER_TOKEN_PATH}` : `${root}${SERVICEACCOUNT_TOKEN_PATH}`);
-  if (path === '') return { token: '' };
+  if (flag === '') return { token: '' };
+  const controllerToken = inContainer(root, CONTROLLER_TOKEN_PATH);
+  const path = flag !== undefined ? inContainer(root, flag) : existsSync(controllerToken) ? controllerToken : inContainer(root, SERVICEACCOUNT_TOKEN_PATH);
   try {
     return { token: goTrimSpace(await readFile(path, 'utf8')) };
   } catch (err) {

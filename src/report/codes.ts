@@ -15,6 +15,9 @@ export const CHECK_NAMES = [
   'CacheTenantHealth',
   'CachePolicyCoverage',
   'NamespaceScope',
+  'NodeFit',
+  'ImagePullability',
+  'NetworkPolicyReachability',
 ] as const;
 
 /** One of the check names of {@link CHECK_NAMES}. */
@@ -44,7 +47,7 @@ const K8S_CHECKS = [
  * retire it instead. `docs/codes.md` is generated from this table and a test keeps the two equal.
  */
 export const CODES = {
-  API001: { status: 'FAIL', checks: K8S_CHECKS, meaning: 'A Kubernetes read that a check needed failed, so that check could not judge.' },
+  API001: { status: 'FAIL', checks: [...K8S_CHECKS, 'NodeFit', 'ImagePullability'], meaning: 'A Kubernetes read that a check needed failed, so that check could not judge.' },
   SV001: { status: 'FAIL', checks: ['ServerReachability'], meaning: 'The gRPC health check of the cache-plane server failed, or the server could not be located.' },
   SV002: { status: 'FAIL', checks: ['ServerReachability'], meaning: 'The cache-plane server answered its health check with a status other than SERVING.' },
   SV003: { status: 'OK', checks: ['ServerReachability'], meaning: 'The cache-plane server reports SERVING over gRPC.' },
@@ -77,6 +80,19 @@ export const CODES = {
   CP003: { status: 'WARN', checks: ['CachePolicyCoverage'], meaning: 'A namespace has more than one CachePolicy; all but the first by name are inert.' },
   NS001: { status: 'FAIL', checks: ['NamespaceScope'], meaning: 'The namespace given with --namespace does not exist, so nothing in it was checked.' },
   NS002: { status: 'INFO', checks: ['NamespaceScope'], meaning: 'Whether the namespace given with --namespace exists could not be verified.' },
+  NF001: { status: 'FAIL', checks: ['NodeFit'], meaning: 'A pending pod of the install fits no Ready, schedulable node: no single node has the allocatable for all of its requests.' },
+  NF002: { status: 'WARN', checks: ['NodeFit'], meaning: "A pod of the install is Unschedulable although some node's allocatable would fit it (capacity in use, taints, affinity)." },
+  NF003: { status: 'OK', checks: ['NodeFit'], meaning: 'A pending pod of the install fits the allocatable of at least one Ready, schedulable node.' },
+  IP001: { status: 'WARN', checks: ['ImagePullability'], meaning: 'An image pull secret named by a pod of the install or its ServiceAccount does not exist.' },
+  IP002: { status: 'WARN', checks: ['ImagePullability'], meaning: 'An image pull secret has a type the kubelet does not take registry credentials from.' },
+  IP003: { status: 'WARN', checks: ['ImagePullability'], meaning: 'An image pull secret lacks its credentials key, is not valid JSON, or has no auths object.' },
+  IP004: { status: 'WARN', checks: ['ImagePullability'], meaning: 'A container of the install waits in ImagePullBackOff or ErrImagePull.' },
+  IP005: { status: 'INFO', checks: ['ImagePullability'], meaning: 'An image pull secret could not be read (e.g. forbidden), so it was not verified.' },
+  IP006: { status: 'OK', checks: ['ImagePullability'], meaning: 'An image pull secret exists and holds well-formed registry credentials.' },
+  NP001: { status: 'WARN', checks: ['NetworkPolicyReachability'], meaning: "A :8081 probe got no answer and the NetworkPolicies selecting the server pod do not admit the doctor's pod to port 8081." },
+  NP002: { status: 'INFO', checks: ['NetworkPolicyReachability'], meaning: 'A :8081 probe got no answer from outside the cluster; lists the sources the server pod\'s NetworkPolicies admit.' },
+  NP003: { status: 'INFO', checks: ['NetworkPolicyReachability'], meaning: 'A :8081 probe got no answer, but no NetworkPolicy blocks the doctor: the cause is elsewhere.' },
+  NP004: { status: 'INFO', checks: ['NetworkPolicyReachability'], meaning: 'A :8081 probe got no answer and whether a NetworkPolicy is the cause could not be judged.' },
 } as const satisfies Record<string, CodeSpec>;
 
 /** A finding code of the table. */

@@ -255,6 +255,8 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
         ['API001', 'OrphanPodCheck', 'Event'],
         ['API001', 'CacheTenantHealth', 'CacheTenant'],
         ['CP001', 'CachePolicyCoverage', `namespace/${ns}`],
+        ['API001', 'NodeFit', 'Pod'],
+        ['API001', 'ImagePullability', 'Pod'],
       ]);
       expect(report.findings.find((f) => f.resource === 'Event')?.message).toMatch(/forbidden/);
     });
@@ -304,7 +306,7 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
       await createTenant(kc, ns, 't', { tenantID: 't' });
       try {
         const { report, elapsedMs } = await run(doctor, ['-n', ns, '--server-endpoint', `127.0.0.1:${port}`, '--timeout', '30s']);
-        expect(report.findings.map((f) => f.code)).toEqual(['SV001', 'SN001', 'PL001', 'PB001', 'CT002']);
+        expect(report.findings.map((f) => f.code)).toEqual(['SV001', 'SN001', 'PL001', 'PB001', 'CT002', 'NP004']);
         expect(elapsedMs).toBeLessThan(13_000);
       } finally {
         hole.close();
@@ -331,6 +333,9 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
         'list cachetenants': 1,
         'list cachepolicies': 1,
         'get namespaces': 1,
+        'list nodes': 1,
+        'list serviceaccounts': 1,
+        'list networkpolicies': 1,
       });
     });
     it('sends no create, update, patch or delete in any run of this suite', () => {

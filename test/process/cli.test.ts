@@ -58,8 +58,10 @@ describe('an API server that refuses connections', () => {
       ['API001', 'OrphanPodCheck', 'Event'],
       ['API001', 'CacheTenantHealth', 'CacheTenant'],
       ['API001', 'CachePolicyCoverage', 'CacheBackend'],
+      ['API001', 'NodeFit', 'Pod'],
+      ['API001', 'ImagePullability', 'Pod'],
     ]);
-    expect(report.summary).toEqual({ ok: 0, info: 0, warn: 0, fail: 5, exitCode: 2 });
+    expect(report.summary).toEqual({ ok: 0, info: 0, warn: 0, fail: 7, exitCode: 2 });
     expect(run.stderr).toBe('');
   });
 
@@ -69,7 +71,7 @@ describe('an API server that refuses connections', () => {
     const report = JSON.parse(run.stdout) as { findings: { code: string; resource?: string }[] };
     expect(report.findings[0]).toMatchObject({ code: 'SV001' });
     expect(report.findings[0]).not.toHaveProperty('resource');
-    expect(report.findings.filter((f) => f.code === 'API001')).toHaveLength(5);
+    expect(report.findings.filter((f) => f.code === 'API001')).toHaveLength(7);
     expect(report.findings.some((f) => /^(SN|PL|PB)/.test(f.code))).toBe(false);
     expect(run.stderr).toMatch(/^warning: .*server probes are skipped/);
   });
@@ -78,7 +80,7 @@ describe('an API server that refuses connections', () => {
     const run = await runBundle(['doctor', '--kubeconfig', unreachable, '--config-only', '-o', 'table', '--timeout', '0s']);
     expect(run.code).toBe(2);
     expect(run.stdout.split('\n')[0]).toMatch(/^STATUS\s+CODE\s+CHECK\s+RESOURCE\s+MESSAGE$/);
-    expect(run.stdout.match(/^FAIL\s+API001/gm)).toHaveLength(5);
+    expect(run.stdout.match(/^FAIL\s+API001/gm)).toHaveLength(7);
   });
 });
 

@@ -1,8 +1,8 @@
 // Small builders of the objects integration tests put into the test control plane, and a reader of
 // the doctor's JSON report.
 import { randomBytes } from 'node:crypto';
-import { CoreV1Api, CustomObjectsApi, EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { CACHE_BACKENDS, CACHE_POLICIES, CACHE_TENANTS, FIELD_MANAGER, writeStatus } from './fixtures.ts';
+import { ApiException, CoreV1Api, CustomObjectsApi, EventsV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1PodSpec } from '@kubernetes/client-node';
+import { CACHE_BACKENDS, CACHE_POLICIES, CACHE_TENANTS, FIELD_MANAGER, applyObjects, writeStatus } from './fixtures.ts';
 
 /** A unique, valid namespace name with a readable prefix. */
 export function uniqueName(prefix: string): string {
@@ -127,4 +127,92 @@ export interface JsonReport {
 /** The findings as `[code, resource]` pairs, for compact expectations. */
 export function pairs(report: JsonReport, filter: (f: JsonReport['findings'][number]) => boolean = () => true): [string, string][] {
   return report.findings.filter(filter).map((f) => [f.code, f.resource ?? '']);
+}
+
+/** A Node as NodeFit sees it: allocatable, Ready (through the status subresource) and cordon. */
+export interface NodeShape {
+  readonly allocatable: Record<string, string>;
+  readonly ready?: boolean;
+  readonly unschedulable?: boolean;
+}
+
+/** Creates a Node and writes its capacity, allocatable and Ready condition through the status subresource. */
+export async function createNode(kc: KubeConfig, name: string, shape: NodeShape): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  await core.createNode({ body: { metadata: { name, labels: { 'inferencecache-doctor-tests/node': 'true' } }, spec: { unschedulable: shape.unschedulable ?? false } } });
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const ready = shape.ready ?? true;
+  await core.patchNodeStatus(
+    {
+      name,
+      body: {
+        status: {
+          capacity: { pods: '110', ...shape.allocatable },
+          allocatable: { pods: '110', ...shape.allocatable },
+          conditions: [
+            {
+              type: 'Ready',
+              status: ready ? 'True' : 'False',
+              reason: ready ? 'KubeletReady' : 'KubeletNotReady',
+              message: ready ? 'test node is ready' : 'test node is not ready',
+              lastHeartbeatTime: now,
+              lastTransitionTime: now,
+            },
+          ],
+        },
+      },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}
+
+/** Deletes Nodes, ignoring those already gone. */
+export async function deleteNodes(kc: KubeConfig, names: readonly string[]): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  for (const name of names) {
+    try {
+      await core.deleteNode({ name });
+    } catch (err) {
+      if (!(err instanceof ApiException && err.code === 404)) throw err;
+    }
+  }
+}
+
+/** Creates a Pod with a full spec (it stays Pending: there is no kubelet) and returns its uid. */
+export async function createPodWithSpec(kc: KubeConfig, namespace: string, name: string, labels: Record<string, string>, spec: V1PodSpec): Promise<string> {
+  const pod = await kc.makeApiClient(CoreV1Api).createNamespacedPod({ namespace, body: { metadata: { name, labels }, spec } });
+  return pod.metadata?.uid ?? '';
+}
+
+/** Binds a Pod to a Node through the binding subresource, as the scheduler does (the Node need not exist). */
+export async function bindPod(kc: KubeConfig, namespace: string, name: string, nodeName: string): Promise<void> {
+  await kc.makeApiClient(CoreV1Api).createNamespacedPodBinding({
+    namespace,
+    name,
+    body: { metadata: { name, namespace }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName } },
+  });
+}
+
+/** Merge-patches a Pod's status through the status subresource (what the scheduler and kubelet write). */
+export async function writePodStatus(kc: KubeConfig, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
+  await kc.makeApiClient(CoreV1Api).patchNamespacedPodStatus({ namespace, name, body: { status } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+}
+
+/** Creates a Secret of `type` whose `data` holds the given plain strings (encoded here). */
+export async function createSecret(kc: KubeConfig, namespace: string, name: string, type: string, data: Record<string, string>): Promise<void> {
+  const encoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
+  await kc.makeApiClient(CoreV1Api).createNamespacedSecret({ namespace, body: { metadata: { name }, type, data: encoded } });
+}
+
+/** Creates a ServiceAccount naming the given pull secrets. */
+export async function createServiceAccount(kc: KubeConfig, namespace: string, name: string, imagePullSecrets: readonly string[]): Promise<void> {
+  await kc.makeApiClient(CoreV1Api).createNamespacedServiceAccount({
+    namespace,
+    body: { metadata: { name }, imagePullSecrets: imagePullSecrets.map((n) => ({ name: n })) },
+  });
+}
+
+/** Creates a networking.k8s.io/v1 NetworkPolicy from a wire-shaped spec (`from`, not the client model's `_from`). */
+export async function createNetworkPolicy(kc: KubeConfig, namespace: string, name: string, spec: Record<string, unknown>): Promise<void> {
+  await applyObjects(kc, [{ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, namespace }, spec }]);
 }

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ago, condition, createBackend, createPod, createPolicy, createTenant } from './cluster-objects.ts';
+import { ago, bindPod, condition, createBackend, createPod, createPolicy, createTenant } from './cluster-objects.ts';
 import { INSTALL_NAMESPACE, applyObjects, createNamespace, installCrds, loadFixture } from './fixtures.ts';
 import { kubeconfigWithToken, requestToken } from './identity.ts';
 import { DEFAULT_CONTROLLER_AUDIENCE, startReferenceServer, type ReferenceServer } from './reference-server/server.ts';
@@ -29,6 +29,8 @@ export interface SampleInstallOptions {
   readonly host?: string;
   /** gRPC port of the reference server; default a free one. 9090 when the doctor discovers the server by its Service. */
   readonly grpcPort?: number;
+  /** The node the healthy engine pod is bound to (kube-controller-manager deletes pods bound to a node that does not exist). */
+  readonly nodeName?: string;
   /** The namespace holding the healthy workload objects. */
   readonly workloadNamespace?: string;
   readonly log?: (line: string) => void;
@@ -74,7 +76,7 @@ async function startServerOnFreeLoopback(opts: SampleInstallOptions, kubeconfig:
 }
 
 /** The healthy workload: a managed backend with a reachable endpoint and an injected engine pod, a tenant within quota, one policy. */
-async function createHealthyWorkload(kc: KubeConfig, namespace: string, remoteEndpoint: string): Promise<void> {
+async function createHealthyWorkload(kc: KubeConfig, namespace: string, remoteEndpoint: string, nodeName: string): Promise<void> {
   await createNamespace(kc, namespace);
   const { uid } = await createBackend(
     kc,
@@ -93,6 +95,8 @@ async function createHealthyWorkload(kc: KubeConfig, namespace: string, remoteEn
     'inferencecache.io/injected-by': `${namespace}/chat`,
     'inferencecache.io/injected-by-uid': uid,
   });
+  // A healthy install's engine pod has been scheduled (NodeFit judges only pods still waiting for a node).
+  await bindPod(kc, namespace, 'chat-engine-0', nodeName);
   await createTenant(kc, namespace, 'team-chat', { tenantID: 'team-chat', quota: { maxIndexEntries: 100_000 } }, {
     indexEntries: 1_200,
     conditions: [condition('QuotaExceeded', 'False', 'WithinQuota')],
@@ -115,7 +119,7 @@ export async function startSampleInstall(kc: KubeConfig, opts: SampleInstallOpti
   const redis = await listenTcp(server.host);
   const remoteEndpoint = `${server.host}:${(redis.address() as { port: number }).port}`;
   try {
-    await createHealthyWorkload(kc, workloadNamespace, remoteEndpoint);
+    await createHealthyWorkload(kc, workloadNamespace, remoteEndpoint, opts.nodeName ?? 'sample-node');
     const tokenFile = join(opts.dir, 'controller-token');
     writeFileSync(tokenFile, await requestToken(kc, INSTALL_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT, [DEFAULT_CONTROLLER_AUDIENCE], 3600), { mode: 0o600 });
     return {

@@ -10,9 +10,12 @@ import { cacheBackendTable } from './cachebackend.cases.ts';
 import { cachePolicyTable } from './cachepolicy.cases.ts';
 import { cacheTenantTable } from './cachetenant.cases.ts';
 import { enginePodTable } from './engine-pod.cases.ts';
+import { imagePullTable } from './image-pull.cases.ts';
 import { SPEC_STATUS, type CheckTable } from './fixtures.ts';
 import { judgeCases } from './judge.cases.ts';
 import { namespaceTable } from './namespace.cases.ts';
+import { networkPolicyTable } from './network-policy.cases.ts';
+import { nodeFitTable } from './node-fit.cases.ts';
 import { orphanPodTable } from './orphan-pods.cases.ts';
 import { policyTable, probeTable } from './routes.cases.ts';
 import { serverTable } from './server.cases.ts';
@@ -29,6 +32,9 @@ const TABLES: readonly CheckTable[] = [
   cacheTenantTable,
   cachePolicyTable,
   namespaceTable,
+  nodeFitTable,
+  imagePullTable,
+  networkPolicyTable,
 ];
 
 /** Every finding every table case produces, from the check alone and from the whole run. */
@@ -37,7 +43,7 @@ const produced: readonly Finding[] = [
   ...judgeCases.flatMap((c) => judge(c.input)),
 ];
 
-/** The codes upstream-doctor.md lists, plus ours for Deviation 6. */
+/** The codes upstream-doctor.md lists, plus ours for Deviation 6 and for the checks beyond upstream. */
 const EXPECTED_CODES: readonly Code[] = [
   'API001',
   ...(['SV001', 'SV002', 'SV003'] as const),
@@ -46,7 +52,13 @@ const EXPECTED_CODES: readonly Code[] = [
   ...(['CB001', 'CB002', 'CB003', 'CB004', 'CB005', 'CB006', 'CB007'] as const),
   ...(['EP001', 'EP002', 'EP003', 'OP001', 'CT001', 'CT002', 'CP001', 'CP002', 'CP003'] as const),
   ...(['NS001', 'NS002'] as const),
+  ...(['NF001', 'NF002', 'NF003'] as const),
+  ...(['IP001', 'IP002', 'IP003', 'IP004', 'IP005', 'IP006'] as const),
+  ...(['NP001', 'NP002', 'NP003', 'NP004'] as const),
 ];
+
+/** Our checks that report a failed Kubernetes read with API001, beside upstream's. */
+const OUR_API001_CHECKS: readonly CheckName[] = ['NodeFit', 'ImagePullability'];
 
 /** which check may carry which upstream code (API001: every Kubernetes check). */
 const UPSTREAM_CHECKS: Partial<Record<Code, readonly CheckName[]>> = {
@@ -54,7 +66,7 @@ const UPSTREAM_CHECKS: Partial<Record<Code, readonly CheckName[]>> = {
 };
 
 describe('code registry', () => {
-  it('the code table holds exactly the upstream codes plus NS001 and NS002', () => {
+  it('the code table holds exactly the upstream codes plus ours', () => {
     expect([...ALL_CODES].sort()).toStrictEqual([...EXPECTED_CODES].sort());
   });
 
@@ -92,9 +104,12 @@ describe('code registry', () => {
       CT: 'CacheTenantHealth',
       CP: 'CachePolicyCoverage',
       NS: 'NamespaceScope',
+      NF: 'NodeFit',
+      IP: 'ImagePullability',
+      NP: 'NetworkPolicyReachability',
     };
     for (const f of produced) {
-      if (f.code === 'API001') expect(UPSTREAM_CHECKS.API001).toContain(f.check);
+      if (f.code === 'API001') expect([...(UPSTREAM_CHECKS.API001 ?? []), ...OUR_API001_CHECKS]).toContain(f.check);
       else expect(f.check).toBe(prefixOf[f.code.slice(0, 2)]);
     }
   });

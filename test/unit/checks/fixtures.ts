@@ -31,7 +31,7 @@ export function ago(ms: number): string {
 }
 
 /**
- * Code → status as upstream-doctor.md R-0.5 states it (plus our NS001/NS002), written out here
+ * Code → status as upstream-doctor.md R-0.5 states it (plus the codes of our own checks), written out here
  * independently of src/report/codes.ts so that the tables check the code table too.
  */
 export const SPEC_STATUS: Readonly<Record<Code, Status>> = {
@@ -68,6 +68,19 @@ export const SPEC_STATUS: Readonly<Record<Code, Status>> = {
   CP003: 'WARN',
   NS001: 'FAIL',
   NS002: 'INFO',
+  NF001: 'FAIL',
+  NF002: 'WARN',
+  NF003: 'OK',
+  IP001: 'WARN',
+  IP002: 'WARN',
+  IP003: 'WARN',
+  IP004: 'WARN',
+  IP005: 'INFO',
+  IP006: 'OK',
+  NP001: 'WARN',
+  NP002: 'INFO',
+  NP003: 'INFO',
+  NP004: 'INFO',
 };
 
 // ---------------------------------------------------------------------------------------------

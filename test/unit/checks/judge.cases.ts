@@ -21,6 +21,7 @@ import {
   tenant,
   type JudgeCase,
 } from './fixtures.ts';
+import { SERVER_LABELS, netpol, secrets } from './install-fixtures.ts';
 
 const failingServer: ServerProbes = server({
   health: { kind: 'error', error: 'rpc error: code = Unavailable desc = connection refused' },
@@ -42,11 +43,18 @@ export const everythingFailing = input({
         endpoint: { value: REDIS, field: 'status.remoteStorage.endpoint' },
       }),
     ]),
-    pods: ok([pod('e1', { labels: { app: 'engine' } })]),
+    pods: ok([
+      pod('e1', { labels: { app: 'engine' } }),
+      pod('srv', { labels: { ...SERVER_LABELS }, phase: 'Pending', imagePullSecrets: ['gone'] }),
+    ]),
     events: ok([event({ name: 'orphan' })]),
     cacheTenants: ok([tenant({ indexEntries: 11, maxIndexEntries: 10, conditions: [cond('QuotaExceeded', 'True')] })]),
     cachePolicies: ok([policy('ns1', 'a'), policy('ns1', 'b')]),
     namespace: { kind: 'not-found' },
+    nodes: ok([]),
+    serviceAccounts: ok([]),
+    pullSecrets: secrets({ gone: { kind: 'not-found' } }),
+    networkPolicies: ok([netpol('deny-all', [])]),
   }),
 });
 
@@ -68,7 +76,7 @@ const FIVE_API001 = [
 
 export const judgeCases: readonly JudgeCase[] = [
   {
-    name: 'everything failing: order SV, SN, PL, PB, CB, EP, OP, CT, CP, NS',
+    name: 'everything failing: order SV, SN, PL, PB, CB, EP, OP, CT, CP, NS, NF, IP, NP',
     input: everythingFailing,
     expected: [
       ['ServerReachability', 'SV001', GRPC_TARGET, ['Unavailable']],
@@ -83,6 +91,9 @@ export const judgeCases: readonly JudgeCase[] = [
       ['CacheTenantHealth', 'CT001', 'cachetenant/ns1/t1', ['11', '10']],
       ['CachePolicyCoverage', 'CP003', 'namespace/ns1', ['2']],
       ['NamespaceScope', 'NS001', 'namespace/ns1'],
+      ['NodeFit', 'NF001', 'pod/ns1/srv'],
+      ['ImagePullability', 'IP001', 'secret/ns1/gone'],
+      ['NetworkPolicyReachability', 'NP001', 'pod/ns1/srv', ['deny-all']],
     ],
   },
   {

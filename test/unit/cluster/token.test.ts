@@ -30,6 +30,12 @@ describe('the /snapshot bearer token', () => {
     expect(await readBearerToken(join(r, 'mine/token'), '')).toEqual({ token: 'mine' });
     expect(await readBearerToken('', r)).toEqual({ token: '' });
   });
+  it('reads an absolute flag path below the container root, a relative one as given', async () => {
+    const r = root({ '/var/run/secrets/custom/token': 'in-pod', 'rel/token': 'relative' });
+    expect(await readBearerToken('/var/run/secrets/custom/token', r)).toEqual({ token: 'in-pod' });
+    expect(await readBearerToken('/var/run/secrets/custom/token', '')).toEqual({ token: '' });
+    expect(await readBearerToken(join(r, 'rel/token'), '')).toEqual({ token: 'relative' });
+  });
   it('trims Unicode white space the way Go does (U+00A0 and U+0085 too, U+FEFF not)', async () => {
     const r = root({ a: '\u00a0\u0085 tok \n', b: ' \n\t ', c: '\ufefftok' });
     expect((await readBearerToken(join(r, 'a'), '')).token).toBe('tok');

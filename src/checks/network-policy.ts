@@ -1,0 +1,252 @@
+import { SERVER_POD_LABELS } from '../cluster/install.ts';
+import type { DoctorPod } from '../cluster/pod-identity.ts';
+import type { IngressRule, NamespaceLookup, NetworkPolicyRecord, Pod, PolicyPeer, PolicyPort } from '../cluster/state.ts';
+import type { HttpResult } from '../probes/results.ts';
+import { emitterFor, type Finding } from '../report/finding.ts';
+import { goQuote } from '../report/gofmt.ts';
+import type { CheckInput } from './input.ts';
+import { describeSelector, isEmptySelector, matchSelector, type KnownLabels, type Verdict } from './label-selector.ts';
+
+const emit = emitterFor('NetworkPolicyReachability');
+
+/** The port the server's controller-facing listener binds in its pod (upstream R-9.2.2). */
+export const CONTROLLER_FACING_PORT = 8081;
+/** The label every namespace carries with its own name. */
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+/** What the check knows of the doctor's place in the cluster. */
+interface Self {
+  readonly pod: DoctorPod;
+  readonly podLabels: KnownLabels;
+  readonly namespaceLabels: KnownLabels;
+  /** Why some labels are unknown, for the message. */
+  readonly gaps: readonly string[];
+}
+
+/** One ingress rule that lets traffic reach port 8081, with the policy it belongs to. */
+interface OpenRule {
+  readonly policy: NetworkPolicyRecord;
+  readonly index: number;
+  readonly rule: IngressRule;
+}
+
+function policyName(p: NetworkPolicyRecord): string {
+  return `NetworkPolicy ${goQuote(`${p.namespace}/${p.name}`)}`;
+}
+
+/** Whether a policy isolates the pods it selects for ingress: `Ingress` listed, or no types written (implied). */
+function isolatesIngress(p: NetworkPolicyRecord): boolean {
+  return p.policyTypes === undefined || p.policyTypes.length === 0 || p.policyTypes.includes('Ingress');
+}
+
+function portAdmits(port: PolicyPort, server: Pod): boolean {
+  if (port.protocol !== 'TCP') return false;
+  if (port.port === undefined) return true;
+  if (typeof port.port === 'number') {
+    return port.endPort === undefined ? port.port === CONTROLLER_FACING_PORT : port.port <= CONTROLLER_FACING_PORT && CONTROLLER_FACING_PORT <= port.endPort;
+  }
+  return (server.namedPorts ?? []).some((p) => p.name === port.port && p.protocol === 'TCP' && p.port === CONTROLLER_FACING_PORT);
+}
+
+function describePort(port: PolicyPort, server: Pod): string {
+  if (port.port === undefined) return `every ${port.protocol} port`;
+  if (typeof port.port === 'number') return `${port.port}${port.endPort === undefined ? '' : `-${port.endPort}`}/${port.protocol}`;
+  const named = (server.namedPorts ?? []).find((p) => p.name === port.port && p.protocol === port.protocol);
+  return `${port.port}/${port.protocol} (${named === undefined ? 'no such port on the server pod' : `= ${named.port}`})`;
+}
+
+function ruleAdmitsPort(rule: IngressRule, server: Pod): boolean {
+  return rule.ports.length === 0 || rule.ports.some((p) => portAdmits(p, server));
+}
+
+/** Who a peer admits, in words: `pods with a=b in namespace "x"`. */
+function describePeer(peer: PolicyPeer, policyNamespace: string): string {
+  if (peer.ipBlock !== undefined) {
+    const except = peer.ipBlock.except.length === 0 ? '' : ` except ${peer.ipBlock.except.join(', ')}`;
+    return `addresses in ${peer.ipBlock.cidr}${except}`;
+  }
+  const pods = peer.podSelector === undefined || isEmptySelector(peer.podSelector) ? 'any pod' : `pods with ${describeSelector(peer.podSelector)}`;
+  if (peer.namespaceSelector === undefined) return `${pods} in namespace ${goQuote(policyNamespace)}`;
+  const namespaces = isEmptySelector(peer.namespaceSelector) ? 'any namespace' : `namespaces with ${describeSelector(peer.namespaceSelector)}`;
+  return `${pods} in ${namespaces}`;
+}
+
+/** Whether a peer admits the doctor's pod, and if not, what it lacks. */
+function judgePeer(peer: PolicyPeer, policyNamespace: string, self: Self): { verdict: Verdict; lacks: string[] } {
+  if (peer.ipBlock !== undefined) return { verdict: 'no', lacks: ['it admits IP blocks only, and the doctor matches pod rules'] };
+  const lacks: string[] = [];
+  const verdicts: Verdict[] = [];
+  if (peer.namespaceSelector === undefined) {
+    if (self.pod.namespace !== policyNamespace) {
+      verdicts.push('no');
+      lacks.push(`the doctor runs in namespace ${goQuote(self.pod.namespace)}, not ${goQuote(policyNamespace)}`);
+    }
+  } else {
+    const ns = matchSelector(peer.namespaceSelector, self.namespaceLabels);
+    verdicts.push(ns.verdict);
+    if (ns.unmet.length > 0) lacks.push(`namespace ${goQuote(self.pod.namespace)} lacks ${ns.unmet.join(', ')}`);
+    if (ns.undecided.length > 0) lacks.push(`namespace ${goQuote(self.pod.namespace)} may lack ${ns.undecided.join(', ')}`);
+  }
+  if (peer.podSelector !== undefined) {
+    const pod = matchSelector(peer.podSelector, self.podLabels);
+    verdicts.push(pod.verdict);
+    if (pod.unmet.length > 0) lacks.push(`the doctor's pod lacks ${pod.unmet.join(', ')}`);
+    if (pod.undecided.length > 0) lacks.push(`the doctor's pod may lack ${pod.undecided.join(', ')}`);
+  }
+  const verdict: Verdict = verdicts.includes('no') ? 'no' : verdicts.includes('unknown') ? 'unknown' : 'yes';
+  return { verdict, lacks };
+}
+
+/** Per policy: the ports it admits when none is 8081, so the message can say so. */
+function closedPolicies(selecting: readonly NetworkPolicyRecord[], open: readonly OpenRule[], server: Pod): string[] {
+  return selecting
+    .filter((p) => !open.some((o) => o.policy === p))
+    .map((p) => {
+      const ports = p.ingress.flatMap((r) => r.ports.map((port) => describePort(port, server)));
+      return p.ingress.length === 0 ? `${policyName(p)} admits no ingress at all` : `${policyName(p)} admits only ${[...new Set(ports)].join(', ')}`;
+    });
+}
+
+/** `pods with … in namespace "x" (NetworkPolicy "x/p")`, one entry per peer of the open rules. */
+function admittedSources(open: readonly OpenRule[]): string[] {
+  return [...new Set(open.flatMap(({ policy, rule }) => rule.from.map((peer) => `${describePeer(peer, policy.namespace)} (${policyName(policy)})`)))];
+}
+
+function namespaceKnowledge(pod: DoctorPod, lookup: NamespaceLookup | undefined): { known: KnownLabels; gap?: string } {
+  const partial = { labels: { [NAMESPACE_NAME_LABEL]: pod.namespace }, complete: false };
+  if (lookup?.kind === 'found' && lookup.labels !== undefined) return { known: { labels: lookup.labels, complete: true } };
+  if (lookup === undefined || lookup.kind === 'found') return { known: partial, gap: `the labels of namespace ${goQuote(pod.namespace)} were not read` };
+  if (lookup.kind === 'not-found') return { known: partial, gap: `namespace ${goQuote(pod.namespace)} (POD_NAMESPACE) was not found` };
+  return { known: partial, gap: `the labels of namespace ${goQuote(pod.namespace)} could not be read: ${lookup.error}` };
+}
+
+function selfOf(pod: DoctorPod, lookup: NamespaceLookup | undefined): Self {
+  const ns = namespaceKnowledge(pod, lookup);
+  const gaps = ns.gap === undefined ? [] : [ns.gap];
+  if (pod.labels === undefined) gaps.push(`the doctor's own labels are unknown (reading ${pod.labelsFile} failed: ${pod.labelsError ?? 'unknown error'})`);
+  return {
+    pod,
+    podLabels: pod.labels === undefined ? { labels: {}, complete: false } : { labels: pod.labels, complete: true },
+    namespaceLabels: ns.known,
+    gaps,
+  };
+}
+
+function labelText(labels: Readonly<Record<string, string>> | undefined): string {
+  if (labels === undefined) return 'unknown labels';
+  const pairs = Object.entries(labels).map(([k, v]) => `${k}=${v}`);
+  return pairs.length === 0 ? 'no labels' : `labels ${pairs.join(',')}`;
+}
+
+interface ServerGroup {
+  readonly pod: Pod;
+  readonly count: number;
+}
+
+/** Server pods that the same policies treat the same way (same namespace, labels and named ports), once each. */
+function groupServers(pods: readonly Pod[]): ServerGroup[] {
+  const groups = new Map<string, { pod: Pod; count: number }>();
+  for (const pod of pods) {
+    const key = JSON.stringify([pod.namespace, Object.entries(pod.labels).sort(), pod.namedPorts ?? []]);
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, { pod, count: 1 });
+    else g.count++;
+  }
+  return [...groups.values()];
+}
+
+function judgeServer(group: ServerGroup, policies: readonly NetworkPolicyRecord[], self: Self | undefined, trigger: string): Finding {
+  const server = group.pod;
+  const resource = `pod/${server.namespace}/${server.name}`;
+  const others = group.count > 1 ? ` and ${group.count - 1} more server pod(s) labelled alike` : '';
+  const target = `port ${CONTROLLER_FACING_PORT} of the server pod${others}`;
+  const selecting = policies.filter(
+    (p) => p.namespace === server.namespace && isolatesIngress(p) && matchSelector(p.podSelector, { labels: server.labels, complete: true }).verdict === 'yes',
+  );
+  if (selecting.length === 0) {
+    return emit('NP003', resource, `${trigger}, but no NetworkPolicy isolates ingress to the server pod${others}, so none blocks :${CONTROLLER_FACING_PORT}; look at the server process, its Service and the network path instead`);
+  }
+  const open: OpenRule[] = selecting.flatMap((policy) =>
+    policy.ingress.flatMap((rule, index) => (ruleAdmitsPort(rule, server) ? [{ policy, index, rule }] : [])),
+  );
+  const closed = closedPolicies(selecting, open, server);
+  const names = selecting.map(policyName).join(', ');
+  if (open.length === 0) {
+    return emit('NP001', resource, `${trigger}: ${names} select${selecting.length === 1 ? 's' : ''} the server pod and admit${selecting.length === 1 ? 's' : ''} no traffic to ${target} from anyone: ${closed.join('; ')}`);
+  }
+  const anySource = open.find((o) => o.rule.from.length === 0);
+  if (anySource !== undefined) {
+    return emit('NP003', resource, `${trigger}, but ${policyName(anySource.policy)} (ingress rule ${anySource.index + 1}) admits ${target} from any source, so no NetworkPolicy blocks it; look at the server process, its Service and the network path instead`);
+  }
+  const sources = admittedSources(open).join('; ');
+  if (self === undefined) {
+    return emit('NP002', resource, `${trigger}, and the doctor runs outside the cluster (no POD_NAMESPACE), so it cannot be one of the sources the NetworkPolicies selecting the server pod admit to ${target}: ${sources}. Run the doctor as such a pod (the chart's Helm test does)`);
+  }
+  const who = `the doctor's pod (namespace ${goQuote(self.pod.namespace)}, ${labelText(self.pod.labels)})`;
+  const judged = open.flatMap(({ policy, index, rule }) =>
+    rule.from.map((peer) => ({ policy, index, peer, ...judgePeer(peer, policy.namespace, self) })),
+  );
+  const admitted = judged.find((j) => j.verdict === 'yes');
+  if (admitted !== undefined) {
+    return emit('NP003', resource, `${trigger}, but ${policyName(admitted.policy)} (ingress rule ${admitted.index + 1}) admits ${who} to ${target}, so no NetworkPolicy blocks it; look at the server process, its Service and the network path instead`);
+  }
+  const reasons = judged.map((j) => `${policyName(j.policy)} admits ${describePeer(j.peer, j.policy.namespace)}: ${j.lacks.join('; ')}`);
+  const allReasons = [...reasons, ...closed].join(' | ');
+  if (judged.some((j) => j.verdict === 'unknown')) {
+    return emit('NP004', resource, `${trigger}; whether the NetworkPolicies selecting the server pod admit ${who} to ${target} could not be decided, because ${self.gaps.join(' and ')}: ${allReasons}`);
+  }
+  return emit(
+    'NP001',
+    resource,
+    `${trigger}: no NetworkPolicy selecting the server pod admits ${who} to ${target}: ${allReasons}. Run the doctor as a pod one of them admits (the chart's Helm test does)`,
+  );
+}
+
+/** The :8081 probes that did not get an HTTP answer, with their errors. */
+function unanswered(results: readonly (readonly [string, HttpResult | undefined])[]): { route: string; error: string }[] {
+  return results.flatMap(([route, r]) => (r?.kind === 'transport-error' ? [{ route, error: r.error }] : []));
+}
+
+/** `GET /snapshot and HEAD /policy to http://h:8081 got no HTTP answer (first error)`. */
+function describeTrigger(failed: readonly { route: string; error: string }[], base: string): string {
+  const routes = failed.map((f) => f.route);
+  const listed = routes.length === 1 ? routes[0] : `${routes.slice(0, -1).join(', ')} and ${routes[routes.length - 1]}`;
+  return `${listed} to ${base} got no HTTP answer (${failed[0]?.error ?? 'no error recorded'})`;
+}
+
+/**
+ * NetworkPolicyReachability: when a probe of the controller-facing :8081 listener got no HTTP answer
+ * (refused, reset, timed out), says whether a NetworkPolicy is why. The server pods are the pods
+ * labelled like the server (`app.kubernetes.io/name=inference-cache`,
+ * `app.kubernetes.io/component=server`) among the pods read; the policies are those of the server
+ * pod's namespace that select it and isolate ingress. As Kubernetes does, a pod selected by such a
+ * policy admits only what one of them allows: a rule whose ports include 8081 (by number, range, or a
+ * name resolved against the server pod's container ports) and whose `from` admits the source. In a pod
+ * the doctor matches its own namespace (and that namespace's labels) and labels against each rule,
+ * and names what it lacks; outside the cluster it lists the sources that are admitted.
+ */
+export function networkPolicyReachability({ state, probes, namespace, self }: CheckInput): Finding[] {
+  const server = probes.server;
+  const { networkPolicies, pods } = state;
+  if (server === undefined || server.location.kind !== 'found' || networkPolicies === undefined) return [];
+  const failed = unanswered([
+    ['GET /snapshot', server.snapshot],
+    ['HEAD /policy', server.policy],
+    ['HEAD /probe', server.probe],
+  ]);
+  if (failed.length === 0) return [];
+  const base = server.location.httpBase;
+  const trigger = describeTrigger(failed, base);
+  if (!pods.ok) return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing Pod objects failed: ${pods.error}`)];
+  if (!networkPolicies.ok) {
+    return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing NetworkPolicy objects failed: ${networkPolicies.error}`)];
+  }
+  const servers = pods.items.filter((p) => Object.entries(SERVER_POD_LABELS).every(([k, v]) => p.labels[k] === v));
+  if (servers.length === 0) {
+    const scope = namespace === '' ? 'in any namespace' : `in namespace ${goQuote(namespace)} (--namespace)`;
+    const labels = Object.entries(SERVER_POD_LABELS).map(([k, v]) => `${k}=${v}`).join(',');
+    return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: no pod labelled ${labels} was found ${scope}`)];
+  }
+  const me = self === undefined ? undefined : selfOf(self, state.podNamespace);
+  return groupServers(servers).map((g) => judgeServer(g, networkPolicies.items, me, trigger));
+}

@@ -1,0 +1,92 @@
+import { installPods, type InstallPod } from '../cluster/install.ts';
+import type { NodeRecord } from '../cluster/state.ts';
+import { emitterFor, type Finding } from '../report/finding.ts';
+import { goQuote } from '../report/gofmt.ts';
+import type { CheckInput } from './input.ts';
+import { amountsOf, describeAmounts, effectiveRequests, shortfalls, type Amounts } from './pod-requests.ts';
+import { formatQuantity } from './quantity.ts';
+
+const emit = emitterFor('NodeFit');
+
+/** How many nodes a message names before it says "and N more". */
+const NAMED_NODES = 3;
+
+interface Candidate {
+  readonly node: NodeRecord;
+  readonly allocatable: Amounts;
+}
+
+function listNames(names: readonly string[]): string {
+  const shown = names.slice(0, NAMED_NODES).join(', ');
+  return names.length > NAMED_NODES ? `${shown} and ${names.length - NAMED_NODES} more` : shown;
+}
+
+/** Why the nodes that were not considered were left out, e.g. `2 not considered: a NotReady, b cordoned`. */
+function excluded(nodes: readonly NodeRecord[]): string {
+  const out = nodes.filter((n) => !n.ready || n.unschedulable).map((n) => `${n.name} ${!n.ready ? 'NotReady' : 'cordoned'}`);
+  return out.length === 0 ? '' : `; not considered: ${listNames(out)}`;
+}
+
+/** `node-a lacks nvidia.com/gpu (allocatable 0)`, for the first few nodes. */
+function gaps(request: Amounts, candidates: readonly Candidate[]): string {
+  const lines = candidates.map(({ node, allocatable }) => {
+    const missing = shortfalls(request, allocatable).map((r) => `${r} (allocatable ${formatQuantity(allocatable.get(r) ?? 0n, r)})`);
+    return `${node.name} lacks ${missing.join(' and ')}`;
+  });
+  return listNames(lines);
+}
+
+function requestText(request: Amounts): string {
+  return request.size === 0 ? 'no resources' : describeAmounts(request);
+}
+
+function judgePod({ pod }: InstallPod, candidates: readonly Candidate[], nodes: readonly NodeRecord[]): Finding {
+  const resource = `pod/${pod.namespace}/${pod.name}`;
+  const request = effectiveRequests(pod.requests);
+  const asks = `the pod requests ${requestText(request)}`;
+  if (candidates.length === 0) {
+    return emit(
+      'NF001',
+      resource,
+      `no node is Ready and schedulable (${nodes.length} listed${excluded(nodes)}), so this pending pod cannot be placed anywhere; ${asks}`,
+    );
+  }
+  const fitting = candidates.filter((c) => shortfalls(request, c.allocatable).length === 0);
+  if (fitting.length === 0) {
+    return emit(
+      'NF001',
+      resource,
+      `no Ready, schedulable node has the allocatable for all of this pod's requests on its own (${requestText(request)}): ${gaps(request, candidates)}${excluded(nodes)}; the pod stays Pending until such a node joins (an autoscaler may add one)`,
+    );
+  }
+  const names = listNames(fitting.map((c) => c.node.name));
+  if (pod.unschedulable !== undefined) {
+    const said = pod.unschedulable === '' ? 'without a message' : goQuote(pod.unschedulable);
+    return emit(
+      'NF002',
+      resource,
+      `the scheduler reports the pod Unschedulable (${said}) although ${names} ha${fitting.length === 1 ? 's' : 've'} the allocatable for ${requestText(request)}: requests of pods already there, taints, node selectors or affinity keep it off`,
+    );
+  }
+  return emit('NF003', resource, `the pending pod fits the allocatable of ${fitting.length} Ready, schedulable node(s) (${names}); ${asks}`);
+}
+
+/**
+ * NodeFit: every pod of the install that still waits for a node (phase Pending, not bound) is
+ * compared with the allocatable of each Ready, uncordoned node. A pod fits only when one node holds
+ * all of its effective request (see `effectiveRequests`); CPU on one node and the GPU on another is
+ * no fit. Taints, affinity and capacity in use are the scheduler's business: when it calls a pod
+ * Unschedulable although a node would fit, its message is quoted.
+ */
+export function nodeFit({ state }: CheckInput): Finding[] {
+  const { pods, nodes, cacheBackends } = state;
+  if (nodes === undefined) return [];
+  if (!pods.ok) return [emit('API001', 'Pod', `listing Pod objects failed, so no pod's node fit could be judged: ${pods.error}`)];
+  const pending = installPods(pods.items, cacheBackends.ok ? cacheBackends.items : []).filter(
+    ({ pod }) => pod.phase === 'Pending' && pod.nodeName === undefined,
+  );
+  if (pending.length === 0) return [];
+  if (!nodes.ok) return [emit('API001', 'Node', `listing Node objects failed, so ${pending.length} pending pod(s) of the install could not be judged: ${nodes.error}`)];
+  const candidates = nodes.items.filter((n) => n.ready && !n.unschedulable).map((node) => ({ node, allocatable: amountsOf(node.allocatable) }));
+  return pending.map((p) => judgePod(p, candidates, nodes.items));
+}

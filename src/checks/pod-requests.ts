@@ -1,0 +1,69 @@
+import type { PodRequests, ResourceList } from '../cluster/state.ts';
+import { formatQuantity, parseQuantity } from './quantity.ts';
+
+/** Resource name → amount in nano-units. */
+export type Amounts = ReadonlyMap<string, bigint>;
+
+/** A resource list in nano-units; a quantity that does not parse is left out. */
+export function amountsOf(list: ResourceList | undefined): Map<string, bigint> {
+  const out = new Map<string, bigint>();
+  for (const [name, text] of Object.entries(list ?? {})) {
+    const value = parseQuantity(text);
+    if (value !== undefined) out.set(name, value);
+  }
+  return out;
+}
+
+function add(into: Map<string, bigint>, more: Amounts): void {
+  for (const [name, v] of more) into.set(name, (into.get(name) ?? 0n) + v);
+}
+
+function maxInto(into: Map<string, bigint>, other: Amounts): void {
+  for (const [name, v] of other) if (v > (into.get(name) ?? 0n)) into.set(name, v);
+}
+
+/**
+ * The effective request of a pod, per resource, as the scheduler computes it: the regular containers
+ * run together (summed); init containers run one at a time before them, so only the largest counts
+ * (`max(sum(containers), max(initContainers))`); restartable (sidecar) init containers keep running,
+ * so each adds to everything started after it; then the pod overhead is added. Pod-level requests
+ * replace the aggregate for the resources they name.
+ */
+export function effectiveRequests(requests: PodRequests | undefined): Map<string, bigint> {
+  const total = new Map<string, bigint>();
+  if (requests === undefined) return total;
+  const sidecars = new Map<string, bigint>();
+  const initPeak = new Map<string, bigint>();
+  for (const init of requests.initContainers) {
+    const own = amountsOf(init.requests);
+    if (init.sidecar) {
+      add(sidecars, own);
+      maxInto(initPeak, sidecars);
+    } else {
+      const during = new Map(sidecars);
+      add(during, own);
+      maxInto(initPeak, during);
+    }
+  }
+  for (const container of requests.containers) add(total, amountsOf(container));
+  add(total, sidecars);
+  maxInto(total, initPeak);
+  for (const [name, v] of amountsOf(requests.podLevel)) total.set(name, v);
+  add(total, amountsOf(requests.overhead));
+  for (const [name, v] of total) if (v <= 0n) total.delete(name);
+  return total;
+}
+
+/** The resources of which `allocatable` holds less than `request` (a resource it lacks counts as 0). */
+export function shortfalls(request: Amounts, allocatable: Amounts): string[] {
+  return [...request].filter(([name, v]) => v > (allocatable.get(name) ?? 0n)).map(([name]) => name);
+}
+
+/** `cpu 2, memory 16Gi, nvidia.com/gpu 1`: cpu and memory first, then the rest by name. */
+export function describeAmounts(amounts: Amounts): string {
+  const rank = (name: string) => (name === 'cpu' ? 0 : name === 'memory' ? 1 : 2);
+  return [...amounts]
+    .sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
+    .map(([name, v]) => `${name} ${formatQuantity(v, name)}`)
+    .join(', ');
+}

@@ -1,0 +1,90 @@
+import type { ContainerWaiting, NamedPort, Pod, PodRequests, ResourceList } from './state.ts';
+import { arr, isEmpty, obj, optStr, resourceList, str, type WireObject } from './wire.ts';
+
+/** The Pod fields beyond identity, labels and annotations; each is left out when the object has none. */
+export type PodFacts = Omit<Pod, 'namespace' | 'name' | 'uid' | 'labels' | 'annotations'>;
+
+/** A container's requests, with its limits standing in for resources that have no request. */
+function containerRequests(container: WireObject | undefined): ResourceList {
+  const resources = obj(container?.['resources']);
+  return { ...resourceList(resources?.['limits']), ...resourceList(resources?.['requests']) };
+}
+
+function requestsOf(spec: WireObject | undefined): PodRequests | undefined {
+  const containers = arr(spec?.['containers']).map((c) => containerRequests(obj(c)));
+  const initContainers = arr(spec?.['initContainers']).map((c) => ({
+    requests: containerRequests(obj(c)),
+    sidecar: str(obj(c)?.['restartPolicy']) === 'Always',
+  }));
+  const overhead = resourceList(spec?.['overhead']);
+  const podLevel = resourceList(obj(spec?.['resources'])?.['requests']);
+  const anything =
+    containers.some((r) => !isEmpty(r)) || initContainers.some((c) => !isEmpty(c.requests)) || !isEmpty(overhead) || !isEmpty(podLevel);
+  if (!anything) return undefined;
+  return {
+    containers,
+    initContainers,
+    ...(isEmpty(overhead) ? {} : { overhead }),
+    ...(isEmpty(podLevel) ? {} : { podLevel }),
+  };
+}
+
+/** The scheduler's verdict: present only for `PodScheduled=False` with reason `Unschedulable`. */
+function unschedulableMessage(status: WireObject | undefined): string | undefined {
+  const scheduled = arr(status?.['conditions']).map(obj).find((c) => str(c?.['type']) === 'PodScheduled');
+  if (scheduled === undefined || str(scheduled['status']) !== 'False' || str(scheduled['reason']) !== 'Unschedulable') return undefined;
+  return str(scheduled['message']);
+}
+
+function waitingOf(status: WireObject | undefined): ContainerWaiting[] {
+  const all = ['initContainerStatuses', 'containerStatuses', 'ephemeralContainerStatuses'].flatMap((field) => arr(status?.[field]));
+  return all.flatMap((raw) => {
+    const s = obj(raw);
+    const waiting = obj(obj(s?.['state'])?.['waiting']);
+    if (waiting === undefined) return [];
+    return [{ container: str(s?.['name']), image: str(s?.['image']), reason: str(waiting['reason']), message: str(waiting['message']) }];
+  });
+}
+
+function namedPortsOf(spec: WireObject | undefined): NamedPort[] {
+  const containers = [...arr(spec?.['initContainers']), ...arr(spec?.['containers'])];
+  return containers.flatMap((c) =>
+    arr(obj(c)?.['ports']).flatMap((raw) => {
+      const p = obj(raw);
+      const name = optStr(p?.['name']);
+      const port = p?.['containerPort'];
+      if (name === undefined || typeof port !== 'number' || !Number.isInteger(port)) return [];
+      return [{ name, port, protocol: optStr(p?.['protocol']) ?? 'TCP' }];
+    }),
+  );
+}
+
+/**
+ * Projects what NodeFit, ImagePullability and NetworkPolicyReachability read from a Pod: its phase
+ * and binding, what it requests, why it waits, its pull secrets and its named ports.
+ */
+export function projectPodFacts(raw: unknown): PodFacts {
+  const spec = obj(obj(raw)?.['spec']);
+  const status = obj(obj(raw)?.['status']);
+  const phase = optStr(status?.['phase']);
+  const nodeName = optStr(spec?.['nodeName']);
+  const serviceAccountName = optStr(spec?.['serviceAccountName']) ?? optStr(spec?.['serviceAccount']);
+  const pullSecrets = arr(spec?.['imagePullSecrets']).flatMap((r) => {
+    const name = optStr(obj(r)?.['name']);
+    return name === undefined ? [] : [name];
+  });
+  const requests = requestsOf(spec);
+  const unschedulable = unschedulableMessage(status);
+  const waiting = waitingOf(status);
+  const namedPorts = namedPortsOf(spec);
+  return {
+    ...(phase === undefined ? {} : { phase }),
+    ...(nodeName === undefined ? {} : { nodeName }),
+    ...(serviceAccountName === undefined ? {} : { serviceAccountName }),
+    ...(pullSecrets.length === 0 ? {} : { imagePullSecrets: pullSecrets }),
+    ...(requests === undefined ? {} : { requests }),
+    ...(unschedulable === undefined ? {} : { unschedulable }),
+    ...(waiting.length === 0 ? {} : { waiting }),
+    ...(namedPorts.length === 0 ? {} : { namedPorts }),
+  };
+}

@@ -1,0 +1,32 @@
+import type { KubeApi } from './api.ts';
+import { projectPullSecret } from './project-pull-secret.ts';
+import { secretKey, type PullSecretRef } from './pull-secret-refs.ts';
+import { READS, collectionPath } from './reads.ts';
+import type { PullSecretLookup } from './state.ts';
+
+/** How many pull secrets are read at once. */
+export const SECRET_READ_CONCURRENCY = 8;
+
+async function readOne(api: KubeApi, ref: PullSecretRef, signal: AbortSignal): Promise<PullSecretLookup> {
+  const res = await api.get(`${collectionPath(READS.secrets, ref.namespace)}/${encodeURIComponent(ref.name)}`, signal);
+  if (res.ok) return projectPullSecret(res.body);
+  if (res.status === 404) return { kind: 'not-found' };
+  return { kind: 'unknown', status: res.status, error: res.error };
+}
+
+/**
+ * Reads each referenced pull secret by name, once, a few at a time (least privilege: a ClusterRole
+ * can grant `get` without `list`, and nothing else is read). Only type and shape are kept.
+ */
+export async function readPullSecrets(api: KubeApi, refs: readonly PullSecretRef[], signal: AbortSignal): Promise<Map<string, PullSecretLookup>> {
+  const results = new Map<string, PullSecretLookup>();
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < refs.length; i = next++) {
+      const ref = refs[i] as PullSecretRef;
+      results.set(secretKey(ref.namespace, ref.name), await readOne(api, ref, signal));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SECRET_READ_CONCURRENCY, refs.length) }, worker));
+  return new Map(refs.map((r) => [secretKey(r.namespace, r.name), results.get(secretKey(r.namespace, r.name)) as PullSecretLookup]));
+}

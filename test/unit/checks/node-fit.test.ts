@@ -1,0 +1,4 @@
+import { nodeFitTable } from './node-fit.cases.ts';
+import { runTable } from './runner.ts';
+
+runTable(nodeFitTable);

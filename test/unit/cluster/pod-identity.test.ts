@@ -1,0 +1,79 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine } from '../../../src/cli/parse.ts';
+import { POD_LABELS_FILE, goUnquote, parsePodLabels, readDoctorPod } from '../../../src/cluster/pod-identity.ts';
+
+describe('the downward-API labels file', () => {
+  it('reads key="value" lines with Go-quoted values', () => {
+    const text = [
+      'app.kubernetes.io/component="controller"',
+      'app.kubernetes.io/name="inference-cache"',
+      'empty=""',
+      'quoted="say \\"hi\\"\\tand\\\\more"',
+      'unicode="caf\\u00e9 \\U0001f600 \\xc3\\xa9 \\303\\251"',
+      'plain-utf8="naïve"',
+      'not a label line',
+      'bad="unterminated',
+      '',
+    ].join('\n');
+    expect(parsePodLabels(text)).toEqual({
+      'app.kubernetes.io/component': 'controller',
+      'app.kubernetes.io/name': 'inference-cache',
+      empty: '',
+      quoted: 'say "hi"\tand\\more',
+      unicode: 'café 😀 é é',
+      'plain-utf8': 'naïve',
+    });
+  });
+  it.each(['', '"', 'x', '"a"b"', '"\\q"', '"\\x1"', '"\\uD800"', '"\\400"', '"trailing\\"'])('%j is not a Go-quoted string', (text) => {
+    expect(goUnquote(text)).toBeUndefined();
+  });
+  it('handles CRLF line ends and a missing final newline', () => {
+    expect(parsePodLabels('a="1"\r\nb="2"')).toEqual({ a: '1', b: '2' });
+  });
+});
+
+describe('readDoctorPod', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'icd-podinfo-'));
+  const file = join(dir, 'labels');
+  writeFileSync(file, 'app="doctor"\n');
+
+  it('no POD_NAMESPACE: no identity (a workstation)', async () => {
+    expect(await readDoctorPod(undefined, file, '')).toBeUndefined();
+    expect(await readDoctorPod('', file, '')).toBeUndefined();
+  });
+  it('POD_NAMESPACE and a readable file: namespace and labels', async () => {
+    expect(await readDoctorPod('tools', file, '')).toEqual({ namespace: 'tools', labelsFile: file, labels: { app: 'doctor' } });
+  });
+  it('the default path lies below the secrets root', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'icd-root-'));
+    mkdirSync(join(root, '/etc/podinfo'), { recursive: true });
+    writeFileSync(join(root, POD_LABELS_FILE), 'a="b"\n');
+    expect(await readDoctorPod('ns', undefined, root)).toEqual({ namespace: 'ns', labelsFile: `${root}${POD_LABELS_FILE}`, labels: { a: 'b' } });
+  });
+  it('an unreadable file leaves the labels unknown, with the reason', async () => {
+    expect(await readDoctorPod('ns', join(dir, 'missing'), '')).toEqual({ namespace: 'ns', labelsFile: join(dir, 'missing'), labelsError: 'ENOENT' });
+    expect(await readDoctorPod('ns', dir, '')).toMatchObject({ labelsError: 'EISDIR' });
+  });
+});
+
+describe('--pod-labels-file', () => {
+  const doctor = (...args: string[]) => {
+    const command = parseCommandLine(['doctor', ...args]);
+    if (command.kind !== 'doctor') throw new Error(command.kind);
+    return command.options;
+  };
+  it('is absent by default (the chart mount, /etc/podinfo/labels, applies)', () => {
+    expect(doctor().podLabelsFile).toBeUndefined();
+  });
+  it('takes a path', () => {
+    expect(doctor('--pod-labels-file', '/podinfo/labels').podLabelsFile).toBe('/podinfo/labels');
+    expect(doctor('--pod-labels-file=/x').podLabelsFile).toBe('/x');
+  });
+  it('is in the help', () => {
+    const help = parseCommandLine(['doctor', '--help']);
+    expect(help.kind === 'help' ? help.text : '').toContain('--pod-labels-file');
+  });
+});
