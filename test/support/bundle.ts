@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type SpawnOptions } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,29 +21,39 @@ export interface BundleRun {
   readonly elapsedMs: number;
 }
 
-/** Runs the bundle with Node (the one running the tests: 24 under npm) and collects its output. */
-export function runBundle(
+/** Spawns a process, collects its output, and kills it after `timeoutMs` (default 60 s). */
+export function collectProcess(
+  command: string,
   args: readonly string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: readonly string[]; timeoutMs?: number } = {},
+  opts: SpawnOptions & { timeoutMs?: number | undefined },
 ): Promise<BundleRun> {
   const started = Date.now();
-  const [cmd, ...pre] = opts.command ?? [process.execPath, requireBundle()];
+  const { timeoutMs, ...spawnOpts } = opts;
   return new Promise((done, fail) => {
-    const child = spawn(cmd as string, [...pre, ...args], {
-      env: opts.env ?? { PATH: process.env['PATH'] ?? '' },
-      cwd: opts.cwd ?? tmpdir(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(command, [...args], { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs ?? 60_000);
     child.on('error', fail);
     child.on('close', (code) => {
       clearTimeout(timer);
       done({ code, stdout, stderr, elapsedMs: Date.now() - started });
     });
+  });
+}
+
+/** Runs the bundle with Node (the one running the tests: 24 under npm) and collects its output. */
+export function runBundle(
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: readonly string[]; timeoutMs?: number } = {},
+): Promise<BundleRun> {
+  const [cmd, ...pre] = opts.command ?? [process.execPath, requireBundle()];
+  return collectProcess(cmd as string, [...pre, ...args], {
+    env: opts.env ?? { PATH: process.env['PATH'] ?? '' },
+    cwd: opts.cwd ?? tmpdir(),
+    timeoutMs: opts.timeoutMs,
   });
 }
 

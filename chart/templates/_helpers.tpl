@@ -1,0 +1,96 @@
+{{/*
+The release's full name: the release name, followed by the chart name unless it already holds it.
+*/}}
+{{- define "icd.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The namespace of the server, where the doctor pod and its ServiceAccount live.
+*/}}
+{{- define "icd.namespace" -}}
+{{- default .Release.Namespace .Values.namespace -}}
+{{- end -}}
+
+{{/*
+The ServiceAccount the doctor pod runs as, for the chosen identity.
+*/}}
+{{- define "icd.serviceAccountName" -}}
+{{- if eq .Values.identity "dedicated" -}}
+{{- default (include "icd.fullname" .) .Values.dedicatedServiceAccount.name -}}
+{{- else -}}
+{{- .Values.controller.serviceAccountName -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Cluster-scoped objects are shared by every namespace: their names carry the namespace too.
+*/}}
+{{- define "icd.clusterName" -}}
+{{- printf "%s-%s" (include "icd.namespace" .) (include "icd.fullname" .) -}}
+{{- end -}}
+
+{{/*
+Labels of the chart's own objects (not the pod: it wears the controller's labels).
+*/}}
+{{- define "icd.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/*
+Labels of the doctor pod: the controller's labels, which the server's NetworkPolicy admits, plus the
+release's labels that cannot clash with them. Never pod-template-hash, so no ReplicaSet adopts the pod.
+*/}}
+{{- define "icd.podLabels" -}}
+{{- if hasKey .Values.controller.labels "pod-template-hash" -}}
+{{- fail "controller.labels must not hold pod-template-hash: the controller's ReplicaSet would adopt the doctor pod" -}}
+{{- end -}}
+{{- $release := dict "app.kubernetes.io/instance" .Release.Name "app.kubernetes.io/managed-by" .Release.Service "helm.sh/chart" (printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_") -}}
+{{- toYaml (merge (dict) .Values.controller.labels $release) -}}
+{{- end -}}
+
+{{/*
+The image reference: by digest when one is given, else by tag (default: the chart's appVersion).
+*/}}
+{{- define "icd.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Hook annotations of the doctor pod, from .Values.hooks.
+*/}}
+{{- define "icd.hookAnnotations" -}}
+{{- $events := list -}}
+{{- if .Values.hooks.helmTest -}}{{- $events = append $events "test" -}}{{- end -}}
+{{- if .Values.hooks.postInstallUpgrade -}}{{- $events = concat $events (list "post-install" "post-upgrade") -}}{{- end -}}
+{{- if and (empty $events) (not .Values.hooks.argoCDPostSync) -}}
+{{- fail "hooks: enable at least one of helmTest, postInstallUpgrade, argoCDPostSync" -}}
+{{- end -}}
+{{- if $events }}
+helm.sh/hook: {{ join "," $events | quote }}
+helm.sh/hook-delete-policy: before-hook-creation
+{{- end }}
+{{- if .Values.hooks.argoCDPostSync }}
+argocd.argoproj.io/hook: PostSync
+argocd.argoproj.io/hook-delete-policy: BeforeHookCreation
+{{- end }}
+{{- end -}}
+
+{{/*
+Where the projected controller-audience token is mounted: the doctor's default token path.
+*/}}
+{{- define "icd.tokenDir" -}}
+/var/run/secrets/inferencecache.io/controller-token
+{{- end -}}

@@ -1,0 +1,79 @@
+// The bundle as the image runs it, against the test control plane: alone in a read-only folder, Node 24,
+// uid 65532, no HOME, reading nothing but itself and its credentials (Node's --permission), once with a
+// kubeconfig and once in-cluster from a mounted ServiceAccount token, as the chart's pod does.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { requireBundle, runBundle } from '../support/bundle.ts';
+import { createBackend, uniqueName, type JsonReport } from '../support/cluster-objects.ts';
+import { bundleSandbox, createNamespace, installCrds, removeSandbox, runSandboxed, type BundleSandbox } from '../support/fixtures.ts';
+import { doctorIdentity, type Identity } from '../support/identity.ts';
+
+const kubeconfig = inject('kubeconfig');
+const skipReason = kubeconfig === '' ? ` (skipped: ${inject('controlPlaneSkipReason')})` : '';
+
+const SA_DIR = 'var/run/secrets/kubernetes.io/serviceaccount';
+
+describe.skipIf(kubeconfig === '')(`the sandboxed bundle against the test control plane${skipReason}`, () => {
+  const kc = new KubeConfig();
+  let ns = '';
+  let id: Identity;
+  let sandbox: BundleSandbox;
+
+  /** Node flags: read the bundle and these files only. */
+  const onlyReading = (...files: string[]) => ['--permission', ...[sandbox.bundle, ...files].map((f) => `--allow-fs-read=${f}`)];
+
+  beforeAll(async () => {
+    const bundle = requireBundle();
+    kc.loadFromFile(kubeconfig);
+    await installCrds(kc);
+    ns = uniqueName('sandboxed');
+    await createNamespace(kc, ns);
+    await createBackend(kc, ns, 'no-status', {});
+    id = await doctorIdentity(kc, { namespace: ns, name: 'doctor', server: inject('server'), caFile: inject('caFile') });
+    sandbox = bundleSandbox(bundle, {
+      kubeconfig: readFileSync(id.kubeconfig, 'utf8'),
+      [`${SA_DIR}/token`]: id.token,
+      [`${SA_DIR}/ca.crt`]: readFileSync(inject('caFile'), 'utf8'),
+      [`${SA_DIR}/namespace`]: ns,
+    });
+  });
+  afterAll(() => {
+    if (sandbox !== undefined) removeSandbox(sandbox);
+  });
+
+  it('--version on Node 24', async () => {
+    const version = await runSandboxed(sandbox, [], { program: '', nodeArgs: ['-p', 'process.version'] });
+    expect(version.stdout.trim()).toMatch(/^v24\./);
+    const run = await runSandboxed(sandbox, ['--version'], { nodeArgs: onlyReading() });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^inferencecache version /);
+  });
+
+  it('--config-only with a kubeconfig: the same report as an ordinary run', async () => {
+    const file = sandbox.files['kubeconfig'] ?? '';
+    const args = ['doctor', '--kubeconfig', file, '--config-only', '-o', 'json', '-n', ns];
+    // The doctor also looks for /dev/termination-log, where a pod's kubelet would collect its summary.
+    const sandboxed = await runSandboxed(sandbox, args, { nodeArgs: onlyReading(file, '/dev/termination-log') });
+    expect(sandboxed.stderr).toBe('');
+    const report = JSON.parse(sandboxed.stdout) as JsonReport;
+    expect(report.findings.filter((f) => f.code === 'API001')).toEqual([]);
+    expect(report.findings.map((f) => f.code)).toContain('CB001');
+    expect(sandboxed.code).toBe(report.summary.exitCode);
+    const ordinary = await runBundle(args, { env: { PATH: process.env['PATH'] ?? '' } });
+    expect(JSON.parse(ordinary.stdout)).toEqual(report);
+  });
+
+  it('--config-only in-cluster: the mounted ServiceAccount token and CA, no kubeconfig, no HOME', async () => {
+    const url = new URL(inject('server'));
+    const run = await runSandboxed(sandbox, ['doctor', '--config-only', '-o', 'json', '-n', ns], {
+      nodeArgs: onlyReading(join(sandbox.dir, 'var/*'), join(sandbox.dir, 'dev/*')),
+      env: { KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port, INFERENCECACHE_SECRETS_ROOT: sandbox.dir },
+    });
+    expect(run.stderr).toBe('');
+    const report = JSON.parse(run.stdout) as JsonReport;
+    expect(report.findings.filter((f) => f.code === 'API001')).toEqual([]);
+    expect(report.findings.map((f) => f.code)).toContain('CB001');
+  });
+});

@@ -1,0 +1,45 @@
+// ClusterRole rules and the doctor's declared reads, both flattened to (group, resource, verb) grants so
+// they can be compared in both directions.
+import type { DeclaredRead } from '../../../src/cluster/reads.ts';
+
+/** One RBAC PolicyRule as rendered. */
+export interface PolicyRule {
+  apiGroups?: string[];
+  resources?: string[];
+  verbs?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+/** `group/resource:verb`, the core group written as `core`. */
+export type Grant = string;
+
+const grant = (group: string, resource: string, verb: string): Grant => `${group === '' ? 'core' : group}/${resource}:${verb}`;
+
+/** Every grant a set of rules gives (wildcards kept literally, so they show up as extras). */
+export function grantsOfRules(rules: readonly PolicyRule[]): Set<Grant> {
+  const out = new Set<Grant>();
+  for (const rule of rules) {
+    for (const group of rule.apiGroups ?? []) {
+      for (const resource of rule.resources ?? []) {
+        for (const verb of rule.verbs ?? []) out.add(grant(group, resource, verb));
+      }
+    }
+  }
+  return out;
+}
+
+/** Every grant the declared reads need. */
+export function grantsOfReads(reads: Readonly<Record<string, DeclaredRead>>): Set<Grant> {
+  return new Set(Object.values(reads).flatMap((r) => r.verbs.map((verb) => grant(r.group, r.resource, verb))));
+}
+
+/** What the rules lack and what they give beyond the reads, each sorted. */
+export function compareGrants(rules: readonly PolicyRule[], reads: Readonly<Record<string, DeclaredRead>>): { missing: Grant[]; extra: Grant[] } {
+  const given = grantsOfRules(rules);
+  const needed = grantsOfReads(reads);
+  return {
+    missing: [...needed].filter((g) => !given.has(g)).sort(),
+    extra: [...given].filter((g) => !needed.has(g)).sort(),
+  };
+}

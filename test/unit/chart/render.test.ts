@@ -1,0 +1,254 @@
+// `helm template` of chart/ on Helm 3 and Helm 4: the doctor pod for the default values and for each
+// mode, and the properties every rendering must keep.
+import { describe, expect, it } from 'vitest';
+import { helmBinaries, helmTemplate, only, skipReason, type Values } from '../../support/helm.ts';
+import type { KubeObject } from '../../support/fixtures.ts';
+import { podFacts, type PodFacts, type PodObject } from './pod-facts.ts';
+
+const SERVER_NS = 'inference-cache-system';
+const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'controller' };
+const TOKEN_FILE = '/var/run/secrets/inferencecache.io/controller-token/token';
+
+interface RenderCase {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly values?: Values;
+  /** Facts the rendered pod must have (a subset). */
+  readonly want: Partial<Omit<PodFacts, 'flag'>>;
+  /** Flags and their values the args must hold; undefined means the flag must be absent. */
+  readonly flags?: Readonly<Record<string, string | undefined>>;
+  /** Annotation keys that must be absent. */
+  readonly noAnnotations?: readonly string[];
+  /** The ServiceAccount objects the chart renders (names). */
+  readonly serviceAccounts?: readonly string[];
+}
+
+const HELM_TEST = { 'helm.sh/hook': 'test', 'helm.sh/hook-delete-policy': 'before-hook-creation' };
+const ARGO = { 'argocd.argoproj.io/hook': 'PostSync', 'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation' };
+
+const cases: readonly RenderCase[] = [
+  {
+    name: 'defaults, installed into the server namespace',
+    namespace: SERVER_NS,
+    want: {
+      name: 'doctor-inferencecache-doctor',
+      namespace: SERVER_NS,
+      serviceAccount: 'inference-cache-controller-manager',
+      annotations: HELM_TEST,
+      image: 'ghcr.io/inference-cache/inferencecache-doctor:0.1.0',
+      activeDeadlineSeconds: 60,
+      tokenFile: TOKEN_FILE,
+      tokenAudience: 'inferencecache.io/controller',
+      tokenExpirationSeconds: 600,
+    },
+    flags: { '--timeout': '30s', '--snapshot-token-file': TOKEN_FILE, '--server-endpoint': undefined },
+    noAnnotations: ['argocd.argoproj.io/hook'],
+    serviceAccounts: [],
+  },
+  {
+    name: 'the namespace value moves the pod, whatever the release namespace',
+    namespace: 'tools',
+    values: { namespace: 'cache-prod' },
+    want: { namespace: 'cache-prod' },
+  },
+  {
+    name: 'an empty namespace value means the release namespace',
+    namespace: 'cache-staging',
+    values: { namespace: '' },
+    want: { namespace: 'cache-staging' },
+  },
+  {
+    name: 'dedicated identity: the chart\'s own ServiceAccount',
+    namespace: SERVER_NS,
+    values: { identity: 'dedicated' },
+    want: { serviceAccount: 'doctor-inferencecache-doctor', tokenAudience: 'inferencecache.io/controller' },
+    serviceAccounts: ['doctor-inferencecache-doctor'],
+  },
+  {
+    name: 'dedicated identity with a chosen name',
+    namespace: SERVER_NS,
+    values: { identity: 'dedicated', dedicatedServiceAccount: { name: 'doctor-reader', annotations: { team: 'sre' } } },
+    want: { serviceAccount: 'doctor-reader' },
+    serviceAccounts: ['doctor-reader'],
+  },
+  {
+    name: 'a renamed controller ServiceAccount',
+    namespace: SERVER_NS,
+    values: { controller: { labels: CONTROLLER_LABELS, serviceAccountName: 'cache-controller' } },
+    want: { serviceAccount: 'cache-controller' },
+    serviceAccounts: [],
+  },
+  {
+    name: 'post-install and post-upgrade as well as the test',
+    namespace: SERVER_NS,
+    values: { hooks: { helmTest: true, postInstallUpgrade: true, argoCDPostSync: false } },
+    want: { annotations: { 'helm.sh/hook': 'test,post-install,post-upgrade', 'helm.sh/hook-delete-policy': 'before-hook-creation' } },
+  },
+  {
+    name: 'post-install and post-upgrade only',
+    namespace: SERVER_NS,
+    values: { hooks: { helmTest: false, postInstallUpgrade: true, argoCDPostSync: false } },
+    want: { annotations: { 'helm.sh/hook': 'post-install,post-upgrade', 'helm.sh/hook-delete-policy': 'before-hook-creation' } },
+    noAnnotations: ['argocd.argoproj.io/hook'],
+  },
+  {
+    name: 'Argo CD PostSync next to the Helm test',
+    namespace: SERVER_NS,
+    values: { hooks: { helmTest: true, postInstallUpgrade: false, argoCDPostSync: true } },
+    want: { annotations: { ...HELM_TEST, ...ARGO } },
+  },
+  {
+    name: 'Argo CD PostSync only',
+    namespace: SERVER_NS,
+    values: { hooks: { helmTest: false, postInstallUpgrade: false, argoCDPostSync: true } },
+    want: { annotations: ARGO },
+    noAnnotations: ['helm.sh/hook', 'helm.sh/hook-delete-policy'],
+  },
+  {
+    name: 'a server endpoint, a longer timeout and margin',
+    namespace: SERVER_NS,
+    values: { serverEndpoint: 'inference-cache-server.inference-cache-system.svc:9090', timeoutSeconds: 90, activeDeadlineMarginSeconds: 15 },
+    want: { activeDeadlineSeconds: 105 },
+    flags: { '--server-endpoint': 'inference-cache-server.inference-cache-system.svc:9090', '--timeout': '90s' },
+  },
+  {
+    name: 'an audience and lifetime of its own',
+    namespace: SERVER_NS,
+    values: { token: { audience: 'cache.example.com/controller', expirationSeconds: 3600 } },
+    want: { tokenAudience: 'cache.example.com/controller', tokenExpirationSeconds: 3600, tokenFile: TOKEN_FILE },
+    flags: { '--snapshot-token-file': TOKEN_FILE },
+  },
+  {
+    name: 'other controller labels',
+    namespace: SERVER_NS,
+    values: { controller: { labels: { 'app.kubernetes.io/name': 'cache', 'app.kubernetes.io/component': 'manager', tier: 'control' }, serviceAccountName: 'inference-cache-controller-manager' } },
+    want: { labels: expect.objectContaining({ 'app.kubernetes.io/name': 'cache', 'app.kubernetes.io/component': 'manager', tier: 'control' }) as Record<string, string> },
+  },
+  {
+    name: 'an image by digest',
+    namespace: SERVER_NS,
+    values: { image: { repository: 'registry.example/doctor', tag: '9.9.9', digest: `sha256:${'ab'.repeat(32)}`, pullPolicy: 'Always' } },
+    want: { image: `registry.example/doctor@sha256:${'ab'.repeat(32)}` },
+  },
+  {
+    name: 'an image by tag',
+    namespace: SERVER_NS,
+    values: { image: { repository: 'registry.example/doctor', tag: '9.9.9', digest: '', pullPolicy: 'IfNotPresent' } },
+    want: { image: 'registry.example/doctor:9.9.9' },
+  },
+];
+
+/** The one Pod of a rendering. */
+function doctorPod(objects: readonly KubeObject[]): PodObject {
+  return only(objects, 'Pod') as PodObject;
+}
+
+/** Properties every rendering of the pod keeps, whatever the values. */
+function checkInvariants(pod: PodObject): void {
+  const facts = podFacts(pod);
+  const { spec } = pod;
+  const [container] = spec.containers;
+  expect(facts.args.slice(0, 3)).toEqual(['doctor', '-o', 'json']);
+  expect(facts.flag('--snapshot-token-file')).toBe(facts.tokenFile);
+  expect(facts.tokenFile).toBeDefined();
+  expect(container?.volumeMounts?.every((m) => m.readOnly === true)).toBe(true);
+  expect(Object.keys(facts.labels)).not.toContain('pod-template-hash');
+  expect(spec.readinessGates).toEqual([{ conditionType: 'inferencecache.io/never-ready' }]);
+  expect(spec.restartPolicy).toBe('Never');
+  const timeout = Number(/^(\d+)s$/.exec(facts.flag('--timeout') ?? '')?.[1]);
+  expect(facts.activeDeadlineSeconds).toBeGreaterThan(timeout);
+  expect(facts.activeDeadlineSeconds).toBeLessThanOrEqual(timeout + 120);
+  expect(spec.automountServiceAccountToken).toBe(true);
+  expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+  expect(container?.securityContext).toMatchObject({
+    runAsNonRoot: true,
+    runAsUser: 65532,
+    runAsGroup: 65532,
+    readOnlyRootFilesystem: true,
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+  });
+  expect(container?.resources?.['requests']).toBeDefined();
+  expect(container?.resources?.['limits']?.['memory']).toBeDefined();
+  expect(container?.terminationMessagePath).toBe('/dev/termination-log');
+  expect(container?.terminationMessagePolicy).toBe('File');
+  expect(container?.env).toEqual(
+    expect.arrayContaining([
+      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    ]),
+  );
+  const podinfo = spec.volumes?.find((v) => v.downwardAPI !== undefined);
+  expect(podinfo?.downwardAPI?.items).toEqual([{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }]);
+  expect(container?.volumeMounts).toContainEqual({ name: podinfo?.name, mountPath: '/etc/podinfo', readOnly: true });
+}
+
+for (const helm of helmBinaries()) {
+  const skip = skipReason(helm);
+  describe.skipIf(skip !== '')(`chart rendered by ${helm.name}${skip === '' ? '' : ` (skipped: ${skip})`}`, () => {
+    describe.each(cases)('$name', (c) => {
+      const objects = () => helmTemplate(helm, { namespace: c.namespace ?? 'default', ...(c.values === undefined ? {} : { values: c.values }) });
+
+      it('renders the pod the mode asks for', () => {
+        const rendered = objects();
+        const pod = doctorPod(rendered);
+        const facts = podFacts(pod);
+        const { flag: _flag, ...plain } = facts;
+        expect(plain).toMatchObject(c.want);
+        for (const [flag, value] of Object.entries(c.flags ?? {})) expect(facts.flag(flag)).toBe(value);
+        for (const key of c.noAnnotations ?? []) expect(facts.annotations).not.toHaveProperty([key]);
+        if (c.serviceAccounts !== undefined) {
+          expect(rendered.filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name)).toEqual(c.serviceAccounts);
+        }
+        checkInvariants(pod);
+      });
+
+      it('binds the read-only role to the identity the pod runs as, in the pod\'s namespace', () => {
+        const rendered = objects();
+        const pod = podFacts(doctorPod(rendered));
+        const binding = only(rendered, 'ClusterRoleBinding') as KubeObject & { subjects: unknown[]; roleRef: { name: string } };
+        expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: pod.serviceAccount, namespace: pod.namespace }]);
+        expect(binding.roleRef.name).toBe(only(rendered, 'ClusterRole').metadata.name);
+        for (const sa of rendered.filter((o) => o.kind === 'ServiceAccount')) expect(sa.metadata.namespace).toBe(pod.namespace);
+      });
+    });
+
+    it('always carries the controller labels by default', () => {
+      const pod = podFacts(doctorPod(helmTemplate(helm, { namespace: SERVER_NS })));
+      expect(pod.labels).toMatchObject(CONTROLLER_LABELS);
+    });
+
+    it('passes scheduling and pull settings through', () => {
+      const values = {
+        nodeSelector: { 'kubernetes.io/os': 'linux' },
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'infra', effect: 'NoSchedule' }],
+        affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['infra'] }] }] } } },
+        imagePullSecrets: [{ name: 'pull-creds' }],
+        // Helm merges maps with the defaults: null removes the default CPU limit.
+        resources: { requests: { cpu: '50m', memory: '96Mi' }, limits: { cpu: null, memory: '200Mi' } },
+      };
+      const { spec } = doctorPod(helmTemplate(helm, { namespace: SERVER_NS, values }));
+      expect(spec.nodeSelector).toEqual(values.nodeSelector);
+      expect(spec.tolerations).toEqual(values.tolerations);
+      expect(spec.affinity).toEqual(values.affinity);
+      expect(spec.imagePullSecrets).toEqual(values.imagePullSecrets);
+      expect(spec.containers[0]?.resources).toEqual({ requests: { cpu: '50m', memory: '96Mi' }, limits: { memory: '200Mi' } });
+    });
+
+    it('leaves scheduling and pull settings out when none are given', () => {
+      const { spec } = doctorPod(helmTemplate(helm, { namespace: SERVER_NS }));
+      for (const key of ['nodeSelector', 'tolerations', 'affinity', 'imagePullSecrets'] as const) expect(spec).not.toHaveProperty(key);
+    });
+
+    it('creates no RBAC when rbac.create is off', () => {
+      const kinds = helmTemplate(helm, { namespace: SERVER_NS, values: { rbac: { create: false } } }).map((o) => o.kind);
+      expect(kinds).toEqual(['Pod']);
+    });
+
+    it('gives each release namespace its own cluster-scoped names', () => {
+      const names = (ns: string) => helmTemplate(helm, { namespace: ns }).filter((o) => o.kind.startsWith('Cluster')).map((o) => o.metadata.name);
+      expect(names('a')).not.toEqual(names('b'));
+    });
+  });
+}

@@ -1,0 +1,174 @@
+// The image cannot be built here (no Docker engine), so the Dockerfile is checked statically: the
+// runtime base, what it copies, who it runs as and how it starts. Each rule is also shown to catch a
+// Dockerfile that breaks it.
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { BUNDLE } from '../support/bundle.ts';
+import { PROJECT_ROOT } from '../support/fixtures.ts';
+
+/** One instruction: keyword upper-cased, the rest of the (joined) line. */
+interface Instruction {
+  readonly keyword: string;
+  readonly args: string;
+}
+
+interface Stage {
+  readonly image: string;
+  readonly name: string;
+  readonly instructions: readonly Instruction[];
+}
+
+/** Splits a Dockerfile into stages; comments and parser directives dropped, continuations joined. */
+function parseDockerfile(text: string): Stage[] {
+  const logical: string[] = [];
+  let pending = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (pending === '' && (line === '' || line.startsWith('#'))) continue;
+    if (line.startsWith('#')) continue;
+    if (line.endsWith('\\')) {
+      pending += `${line.slice(0, -1)} `;
+      continue;
+    }
+    logical.push(`${pending}${line}`.trim());
+    pending = '';
+  }
+  const stages: { image: string; name: string; instructions: Instruction[] }[] = [];
+  for (const line of logical) {
+    const [keyword = '', ...rest] = line.split(/\s+/);
+    const args = rest.join(' ');
+    if (keyword.toUpperCase() === 'FROM') {
+      const [image = '', as, name] = args.split(/\s+/).filter((w) => !w.startsWith('--'));
+      stages.push({ image, name: as?.toUpperCase() === 'AS' ? (name ?? '') : '', instructions: [] });
+    } else {
+      stages.at(-1)?.instructions.push({ keyword: keyword.toUpperCase(), args });
+    }
+  }
+  return stages;
+}
+
+/** `--flag=value` options of an instruction, and its remaining words. */
+function splitFlags(args: string): { flags: Map<string, string>; words: string[] } {
+  const flags = new Map<string, string>();
+  const words: string[] = [];
+  for (const word of args.split(/\s+/)) {
+    const flag = /^--([a-z-]+)=(.*)$/.exec(word);
+    if (flag?.[1] !== undefined) flags.set(flag[1], flag[2] ?? '');
+    else if (word !== '') words.push(word);
+  }
+  return { flags, words };
+}
+
+/** The exec-form (JSON array) arguments of an instruction, or undefined for the shell form. */
+function execForm(args: string): string[] | undefined {
+  try {
+    const value: unknown = JSON.parse(args);
+    return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The bundle as a path relative to the project root: what `npm run build` writes. */
+const BUNDLE_PATH = relative(PROJECT_ROOT, BUNDLE);
+const RUNTIME_BASE = /^gcr\.io\/distroless\/nodejs24-debian13:nonroot@sha256:[0-9a-f]{64}$/;
+const NONROOT = '65532';
+
+/** Every rule the Dockerfile breaks, in words (empty when it keeps them all). */
+function dockerfileProblems(text: string): string[] {
+  const problems: string[] = [];
+  const stages = parseDockerfile(text);
+  const runtime = stages.at(-1);
+  const build = stages[0];
+  if (runtime === undefined || build === undefined || stages.length < 2) return ['not multi-stage'];
+
+  if (!/^(docker\.io\/library\/)?node:24(\b|[-.@])/.test(build.image)) problems.push(`build stage is not on a Node 24 image: ${build.image}`);
+  const runs = build.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+  if (!runs.some((r) => /\bnpm ci\b/.test(r))) problems.push('build stage does not run npm ci');
+  if (!runs.some((r) => /\bnpm run build\b/.test(r))) problems.push('build stage does not run npm run build');
+  const buildDir = build.instructions.filter((i) => i.keyword === 'WORKDIR').at(-1)?.args ?? '/';
+
+  if (!RUNTIME_BASE.test(runtime.image)) problems.push(`runtime base is not distroless Node 24 nonroot pinned by digest: ${runtime.image}`);
+  const copies = runtime.instructions.filter((i) => i.keyword === 'COPY' || i.keyword === 'ADD');
+  const copy = copies[0];
+  if (copies.length !== 1 || copy === undefined) {
+    problems.push(`runtime stage copies ${copies.length} things, want only the bundle`);
+  } else {
+    const { flags, words } = splitFlags(copy.args);
+    const [source, dest] = words;
+    if (copy.keyword !== 'COPY') problems.push('the bundle is added with ADD, not COPY');
+    if (flags.get('from') !== build.name || build.name === '') problems.push(`the bundle is not copied from the build stage (--from=${flags.get('from') ?? ''})`);
+    if (words.length !== 2 || source !== join(buildDir, BUNDLE_PATH)) problems.push(`copies ${words.slice(0, -1).join(' ')}, want ${join(buildDir, BUNDLE_PATH)}`);
+    const entrypoint = execForm(runtime.instructions.filter((i) => i.keyword === 'ENTRYPOINT').at(-1)?.args ?? '');
+    if (entrypoint === undefined) problems.push('ENTRYPOINT is missing or not in exec form');
+    else if (entrypoint[0] !== '/nodejs/bin/node' || entrypoint[1] !== dest || entrypoint.length !== 2) {
+      problems.push(`ENTRYPOINT ${JSON.stringify(entrypoint)} does not run the copied bundle ${dest ?? ''} with /nodejs/bin/node`);
+    }
+  }
+  const user = runtime.instructions.filter((i) => i.keyword === 'USER').at(-1)?.args ?? '';
+  if (user !== `${NONROOT}:${NONROOT}`) problems.push(`runtime user is ${JSON.stringify(user)}, want ${NONROOT}:${NONROOT}`);
+  if (runtime.instructions.some((i) => i.keyword === 'RUN')) problems.push('runtime stage has RUN (distroless has no shell)');
+  return problems;
+}
+
+const dockerfile = readFileSync(join(PROJECT_ROOT, 'Dockerfile'), 'utf8');
+
+describe('Dockerfile', () => {
+  it('keeps every rule', () => {
+    expect(dockerfileProblems(dockerfile)).toEqual([]);
+  });
+
+  it('copies the very file scripts/build.mjs writes', () => {
+    const outfile = /outfile:\s*`\$\{root\}([^`]+)`/.exec(readFileSync(join(PROJECT_ROOT, 'scripts/build.mjs'), 'utf8'))?.[1];
+    expect(outfile).toBe(BUNDLE_PATH);
+    expect(BUNDLE_PATH).toBe('dist/inferencecache.mjs');
+  });
+
+  const mutations: { name: string; edit: (text: string) => string; problem: RegExp }[] = [
+    { name: 'a tag instead of a digest', edit: (t) => t.replace(/:nonroot@sha256:[0-9a-f]{64}/, ':nonroot'), problem: /not distroless Node 24 nonroot pinned by digest/ },
+    { name: 'a short digest', edit: (t) => t.replace(/(@sha256:[0-9a-f]{12})[0-9a-f]{52}/, '$1'), problem: /pinned by digest/ },
+    { name: 'the debian12 base', edit: (t) => t.replace(/^(FROM \S*)nodejs24-debian13/m, '$1nodejs24-debian12'), problem: /not distroless Node 24/ },
+    { name: 'the root variant', edit: (t) => t.replace('debian13:nonroot@', 'debian13:latest@'), problem: /nonroot pinned/ },
+    { name: 'a Node 22 build stage', edit: (t) => t.replace('node:24-', 'node:22-'), problem: /not on a Node 24 image/ },
+    { name: 'no npm run build', edit: (t) => t.replace('RUN npm run build', 'RUN npm run typecheck'), problem: /does not run npm run build/ },
+    { name: 'another file copied', edit: (t) => t.replace(/^USER /m, 'COPY --from=build /build/package.json /package.json\nUSER '), problem: /copies 2 things/ },
+    { name: 'node_modules copied too', edit: (t) => t.replace('/build/dist/inferencecache.mjs /inferencecache.mjs', '/build/dist/inferencecache.mjs /build/node_modules /'), problem: /want \/build\/dist\/inferencecache\.mjs/ },
+    { name: 'a different bundle path', edit: (t) => t.replace('/build/dist/inferencecache.mjs', '/build/out/cli.mjs'), problem: /copies \/build\/out\/cli\.mjs/ },
+    { name: 'copied from the build context', edit: (t) => t.replace('--from=build ', ''), problem: /not copied from the build stage/ },
+    { name: 'root user', edit: (t) => t.replace('USER 65532:65532', 'USER root'), problem: /runtime user is "root"/ },
+    { name: 'no USER', edit: (t) => t.replace(/^USER .*$/m, ''), problem: /runtime user is ""/ },
+    { name: 'a named user (runAsNonRoot cannot verify it)', edit: (t) => t.replace('USER 65532:65532', 'USER nonroot'), problem: /runtime user is "nonroot"/ },
+    { name: 'shell-form entrypoint', edit: (t) => t.replace(/^ENTRYPOINT .*$/m, 'ENTRYPOINT /nodejs/bin/node /inferencecache.mjs'), problem: /not in exec form/ },
+    { name: 'an entrypoint that misses the bundle', edit: (t) => t.replace('"/nodejs/bin/node", "/inferencecache.mjs"', '"/nodejs/bin/node", "/app.mjs"'), problem: /does not run the copied bundle/ },
+    { name: 'a RUN in the runtime stage', edit: (t) => t.replace(/^USER /m, 'RUN chmod 0555 /inferencecache.mjs\nUSER '), problem: /has RUN/ },
+    { name: 'a single stage', edit: (t) => t.slice(t.indexOf('FROM gcr.io')), problem: /not multi-stage/ },
+  ];
+  it.each(mutations)('would catch $name', ({ edit, problem }) => {
+    const broken = edit(dockerfile);
+    expect(broken).not.toBe(dockerfile);
+    expect(dockerfileProblems(broken)).toContainEqual(expect.stringMatching(problem));
+  });
+});
+
+describe('.dockerignore', () => {
+  const patterns = readFileSync(join(PROJECT_ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+
+  it('ignores everything but the build inputs', () => {
+    expect(patterns[0]).toBe('*');
+    expect(patterns.slice(1).every((p) => p.startsWith('!'))).toBe(true);
+    expect(patterns).toEqual(expect.arrayContaining(['!package.json', '!package-lock.json', '!scripts/build.mjs', '!src/']));
+  });
+
+  it('lets in every file the build stage copies, and nothing it does not', () => {
+    const [build] = parseDockerfile(dockerfile);
+    const copied = (build?.instructions ?? [])
+      .filter((i) => i.keyword === 'COPY')
+      .flatMap((i) => splitFlags(i.args).words.slice(0, -1));
+    const allowed = new Set(patterns.slice(1).map((p) => p.slice(1)));
+    expect(new Set(copied)).toEqual(allowed);
+  });
+});
