@@ -1,7 +1,8 @@
 // Everything an operator needs to try the Helm test by hand, and what the `helm test` suite runs on:
 // a control plane with kube-controller-manager, the healthy sample install with the reference server
 // on the gRPC port a discovered server has (9090), and the kubelet stand-in running the pods of the
-// install namespace, with the server's Service name resolving to the reference server's address.
+// install namespace (and the engine pod bound to its node), with the server's Service name resolving to
+// the reference server's address.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +16,9 @@ import { startSampleInstall, type SampleInstall } from './sample-install.ts';
 export const DISCOVERED_GRPC_PORT = 9090;
 /** Any image whose repository ends like this runs the doctor bundle. */
 export const DOCTOR_IMAGE_PATTERN = '*inferencecache-doctor';
+/** The sample install's engine pods: a process that runs until it is stopped. */
+const ENGINE_IMAGE = { entrypoint: [process.execPath, join(PROJECT_ROOT, 'test/support/kubelet/test-image.ts')], cmd: ['sleep'], user: 65532 };
+
 /** The node the stand-in registers. */
 export const NODE_NAME = 'standin-node';
 
@@ -59,6 +63,7 @@ export async function startFullCluster(opts: FullClusterOptions = {}): Promise<F
       dir: join(dir, 'install'),
       grpcPort: DISCOVERED_GRPC_PORT,
       workloadNamespace: 'demo-healthy',
+      nodeName: NODE_NAME,
       log: (line) => log(`[reference-server] ${line}`),
     });
     stops.push(() => install.stop());
@@ -69,7 +74,7 @@ export async function startFullCluster(opts: FullClusterOptions = {}): Promise<F
       caFile: controlPlane.caFile,
       nodeName: NODE_NAME,
       namespaces: [INSTALL_NAMESPACE],
-      images: { [DOCTOR_IMAGE_PATTERN]: doctorImage(PROJECT_ROOT) },
+      images: { [DOCTOR_IMAGE_PATTERN]: doctorImage(PROJECT_ROOT), 'engine:*': ENGINE_IMAGE },
       hosts: { [`inference-cache-server.${INSTALL_NAMESPACE}`]: install.server.host },
       podCIDR: '10.244.0.0/24',
       tls: pki,
