@@ -10,6 +10,11 @@ export interface DeclaredRead {
   readonly verbs: readonly ('get' | 'list')[];
   /** Whether the resource lives in namespaces. */
   readonly namespaced: boolean;
+  /**
+   * Read only object by object, by name, and granted only for the names an operator lists (RBAC
+   * `resourceNames`): without the grant the check says what it could not verify instead of failing.
+   */
+  readonly byNameOnly?: boolean;
 }
 
 export const READS = {
@@ -26,10 +31,10 @@ export const READS = {
   serviceAccounts: { group: '', version: 'v1', resource: 'serviceaccounts', verbs: ['list'], namespaced: true },
   /**
    * ImagePullability: only the pull secrets the install names, each by name (a `get` per distinct
-   * secret, never a `list`). Kubernetes RBAC cannot limit a ClusterRole to names it does not know in
-   * advance, so the grant is `get` on secrets; the doctor keeps only each secret's type and shape.
+   * secret, never a `list`); the doctor keeps only each secret's type and shape. The chart grants it
+   * only for the names in `rbac.pullSecretNames`; any other secret is reported as not verified.
    */
-  secrets: { group: '', version: 'v1', resource: 'secrets', verbs: ['get'], namespaced: true },
+  secrets: { group: '', version: 'v1', resource: 'secrets', verbs: ['get'], namespaced: true, byNameOnly: true },
   /** NetworkPolicyReachability: the policies that may fence the server's :8081. */
   networkPolicies: { group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', verbs: ['list'], namespaced: true },
 } as const satisfies Record<string, DeclaredRead>;

@@ -11,10 +11,11 @@ export interface PolicyRule {
   nonResourceURLs?: string[];
 }
 
-/** `group/resource:verb`, the core group written as `core`. */
+/** `group/resource:verb`, the core group written as `core`, and `@named` when limited to named objects. */
 export type Grant = string;
 
-const grant = (group: string, resource: string, verb: string): Grant => `${group === '' ? 'core' : group}/${resource}:${verb}`;
+const grant = (group: string, resource: string, verb: string, named = false): Grant =>
+  `${group === '' ? 'core' : group}/${resource}:${verb}${named ? '@named' : ''}`;
 
 /** Every grant a set of rules gives (wildcards kept literally, so they show up as extras). */
 export function grantsOfRules(rules: readonly PolicyRule[]): Set<Grant> {
@@ -22,22 +23,29 @@ export function grantsOfRules(rules: readonly PolicyRule[]): Set<Grant> {
   for (const rule of rules) {
     for (const group of rule.apiGroups ?? []) {
       for (const resource of rule.resources ?? []) {
-        for (const verb of rule.verbs ?? []) out.add(grant(group, resource, verb));
+        for (const verb of rule.verbs ?? []) out.add(grant(group, resource, verb, (rule.resourceNames ?? []).length > 0));
       }
     }
   }
   return out;
 }
 
-/** Every grant the declared reads need. */
-export function grantsOfReads(reads: Readonly<Record<string, DeclaredRead>>): Set<Grant> {
-  return new Set(Object.values(reads).flatMap((r) => r.verbs.map((verb) => grant(r.group, r.resource, verb))));
+/**
+ * Every grant the declared reads need. Reads made by name only are granted for named objects, and only
+ * when the operator names some (`named`).
+ */
+export function grantsOfReads(reads: Readonly<Record<string, DeclaredRead>>, named = false): Set<Grant> {
+  return new Set(
+    Object.values(reads)
+      .filter((r) => named || r.byNameOnly !== true)
+      .flatMap((r) => r.verbs.map((verb) => grant(r.group, r.resource, verb, r.byNameOnly === true))),
+  );
 }
 
 /** What the rules lack and what they give beyond the reads, each sorted. */
-export function compareGrants(rules: readonly PolicyRule[], reads: Readonly<Record<string, DeclaredRead>>): { missing: Grant[]; extra: Grant[] } {
+export function compareGrants(rules: readonly PolicyRule[], reads: Readonly<Record<string, DeclaredRead>>, named = false): { missing: Grant[]; extra: Grant[] } {
   const given = grantsOfRules(rules);
-  const needed = grantsOfReads(reads);
+  const needed = grantsOfReads(reads, named);
   return {
     missing: [...needed].filter((g) => !given.has(g)).sort(),
     extra: [...given].filter((g) => !needed.has(g)).sort(),

@@ -11,6 +11,7 @@ describe('compareGrants', () => {
   const reads: Record<string, DeclaredRead> = {
     pods: { group: '', version: 'v1', resource: 'pods', verbs: ['list'], namespaced: true },
     services: { group: '', version: 'v1', resource: 'services', verbs: ['get', 'list'], namespaced: true },
+    secrets: { group: '', version: 'v1', resource: 'secrets', verbs: ['get'], namespaced: true, byNameOnly: true },
   };
   const cases: { name: string; rules: PolicyRule[]; missing: string[]; extra: string[] }[] = [
     { name: 'exact', rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }, { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] }], missing: [], extra: [] },
@@ -18,6 +19,7 @@ describe('compareGrants', () => {
     { name: 'a verb short', rules: [{ apiGroups: [''], resources: ['pods', 'services'], verbs: ['list'] }], missing: ['core/services:get'], extra: [] },
     { name: 'a verb too many', rules: [{ apiGroups: [''], resources: ['pods', 'services'], verbs: ['get', 'list'] }], missing: [], extra: ['core/pods:get'] },
     { name: 'a wildcard', rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }], missing: ['core/pods:list', 'core/services:get', 'core/services:list'], extra: ['*/*:*'] },
+    { name: 'a by-name read granted in general', rules: [{ apiGroups: [''], resources: ['pods', 'secrets'], verbs: ['list'] }, { apiGroups: [''], resources: ['services', 'secrets'], verbs: ['get'] }, { apiGroups: [''], resources: ['services'], verbs: ['list'] }], missing: [], extra: ['core/secrets:get', 'core/secrets:list'] },
     { name: 'the wrong group', rules: [{ apiGroups: ['apps'], resources: ['pods'], verbs: ['list'] }, { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] }], missing: ['core/pods:list'], extra: ['apps/pods:list'] },
   ];
   it.each(cases)('$name', ({ rules, missing, extra }) => {
@@ -32,6 +34,15 @@ for (const helm of helmBinaries()) {
 
     it('grants exactly the declared reads, in both directions', () => {
       expect(compareGrants(rules(), READS)).toEqual({ missing: [], extra: [] });
+    });
+
+    it('grants reads by name only for the pull secrets an operator names', () => {
+      const named = (only(helmTemplate(helm, { namespace: 'inference-cache-system', values: { rbac: { pullSecretNames: ['regcred', 'mirror-pull'] } } }), 'ClusterRole') as unknown as {
+        rules: PolicyRule[];
+      }).rules;
+      expect(compareGrants(named, READS, true)).toEqual({ missing: [], extra: [] });
+      expect(named.filter((r) => r.resources?.includes('secrets'))).toEqual([{ apiGroups: [''], resources: ['secrets'], resourceNames: ['regcred', 'mirror-pull'], verbs: ['get'] }]);
+      expect(compareGrants(rules(), READS, true).missing).toEqual(['core/secrets:get@named']);
     });
 
     it('holds read-only verbs only, with no names, URLs or wildcards', () => {
