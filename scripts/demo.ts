@@ -2,14 +2,14 @@
 //
 // Builds what is missing (the bundle; etcd and kube-apiserver from Go modules on first use), starts the
 // control plane, applies the sample install with the reference cache-plane server, adds a namespace of
-// broken objects, runs `inferencecache doctor` with human output as an operator would, tears everything
+// broken objects (and an engine pod no node can hold), runs `inferencecache doctor` with human output as an operator would, tears everything
 // down and exits with the doctor's exit code.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ago, condition, coreEvent, createBackend, createPod, createTenant } from '../test/support/cluster-objects.ts';
+import { ago, bindPod, condition, coreEvent, createBackend, createNode, createPod, createPodWithSpec, createTenant } from '../test/support/cluster-objects.ts';
 import { missingBinaries, resolveBinaries, startControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { createNamespace } from '../test/support/fixtures.ts';
 import { startSampleInstall } from '../test/support/sample-install.ts';
@@ -17,6 +17,8 @@ import { startSampleInstall } from '../test/support/sample-install.ts';
 const ROOT = resolve(import.meta.dirname, '..');
 const BUNDLE = join(ROOT, 'dist/inferencecache.mjs');
 const BROKEN_NAMESPACE = 'demo-broken';
+/** The demo cluster's one worker: a single-GPU node. */
+const NODE = 'gpu-node-1';
 const started = Date.now();
 
 function step(text: string): void {
@@ -62,7 +64,12 @@ async function createBrokenWorkload(kc: KubeConfig, closedEndpoint: string): Pro
     conditions: [condition('Ready', 'False', 'EnginesMissing', 'no engine pod matches the selector')],
   });
   await createPod(kc, BROKEN_NAMESPACE, 'stale-engine-0', { app: 'stale' });
+  await bindPod(kc, BROKEN_NAMESPACE, 'stale-engine-0', NODE);
+  await createPodWithSpec(kc, BROKEN_NAMESPACE, 'embed-engine-0', { app: 'embed' }, {
+    containers: [{ name: 'engine', image: 'engine:test', resources: { requests: { cpu: '4', memory: '24Gi', 'nvidia.com/gpu': '2' }, limits: { 'nvidia.com/gpu': '2' } } }],
+  });
   const orphan = await createPod(kc, BROKEN_NAMESPACE, 'batch-engine-0', { app: 'batch', 'inferencecache.io/enabled': 'true' });
+  await bindPod(kc, BROKEN_NAMESPACE, 'batch-engine-0', NODE);
   await coreEvent(kc, BROKEN_NAMESPACE, { name: 'batch-engine-0', uid: orphan }, 'NoMatchingCacheBackend', 'pod asked for a cache but no CacheBackend selects it');
   await createTenant(kc, BROKEN_NAMESPACE, 'team-batch', { tenantID: 'team-batch', quota: { maxIndexEntries: 5_000 } }, {
     indexEntries: 7_300,
@@ -103,9 +110,10 @@ async function main(): Promise<number> {
     const kc = new KubeConfig();
     kc.loadFromFile(cp.kubeconfigPath);
     step('applying the sample install and starting the reference cache-plane server');
-    const install = await startSampleInstall(kc, { server: cp.server, caFile: cp.caFile, dir, workloadNamespace: 'demo-healthy' });
+    const install = await startSampleInstall(kc, { server: cp.server, caFile: cp.caFile, dir, workloadNamespace: 'demo-healthy', nodeName: NODE });
     try {
-      step(`adding broken objects in namespace ${BROKEN_NAMESPACE}; the server is an older build without the /probe route`);
+      step(`adding node ${NODE} (8 CPU, 32Gi, 1 GPU) and broken objects in namespace ${BROKEN_NAMESPACE}; the server is an older build without the /probe route`);
+      await createNode(kc, NODE, { allocatable: { cpu: '8', memory: '32Gi', 'nvidia.com/gpu': '1' } });
       await createBrokenWorkload(kc, `127.0.0.1:${await closedPort()}`);
       install.server.setFaults({ probe: { missing: true } });
       const args = ['doctor', '--kubeconfig', cp.kubeconfigPath, '--server-endpoint', install.serverEndpoint, '--snapshot-token-file', install.tokenFile];
