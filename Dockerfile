@@ -12,7 +12,10 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts/build.mjs scripts/build.mjs
 COPY src/ src/
-RUN npm run build
+# The build context has no .git: pass the commit for `inferencecache --version`, e.g.
+#   docker build --build-arg COMMIT="$(git rev-parse --short=12 HEAD)" .
+ARG COMMIT=unknown
+RUN INFERENCECACHE_COMMIT="${COMMIT}" npm run build
 
 # Runtime stage: distroless Node 24 (Debian 13), user 65532, no shell, no package manager.
 # Pinned by digest so a rebuild cannot silently change the runtime. To move to a newer base, resolve the

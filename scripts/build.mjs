@@ -5,11 +5,14 @@ import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url).pathname;
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
-let commit = 'unknown';
-try {
-  commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
-} catch {
-  // Not a git checkout (e.g. a source tarball): the version still identifies the build.
+// INFERENCECACHE_COMMIT names the commit where there is no .git (the image build passes it in).
+let commit = process.env.INFERENCECACHE_COMMIT || 'unknown';
+if (!process.env.INFERENCECACHE_COMMIT) {
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    // Not a git checkout (e.g. a source tarball): the version still identifies the build.
+  }
 }
 
 await build({

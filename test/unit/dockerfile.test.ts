@@ -87,6 +87,10 @@ function dockerfileProblems(text: string): string[] {
   const runs = build.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
   if (!runs.some((r) => /\bnpm ci\b/.test(r))) problems.push('build stage does not run npm ci');
   if (!runs.some((r) => /\bnpm run build\b/.test(r))) problems.push('build stage does not run npm run build');
+  const commitArg = build.instructions.some((i) => i.keyword === 'ARG' && /^COMMIT(=|$)/.test(i.args));
+  if (!commitArg || !runs.some((r) => /INFERENCECACHE_COMMIT="?\$\{?COMMIT\}?"?\s+npm run build\b/.test(r))) {
+    problems.push('build stage does not pass the COMMIT build arg to npm run build (the context has no .git)');
+  }
   const buildDir = build.instructions.filter((i) => i.keyword === 'WORKDIR').at(-1)?.args ?? '/';
 
   if (!RUNTIME_BASE.test(runtime.image)) problems.push(`runtime base is not distroless Node 24 nonroot pinned by digest: ${runtime.image}`);
@@ -131,7 +135,8 @@ describe('Dockerfile', () => {
     { name: 'the debian12 base', edit: (t) => t.replace(/^(FROM \S*)nodejs24-debian13/m, '$1nodejs24-debian12'), problem: /not distroless Node 24/ },
     { name: 'the root variant', edit: (t) => t.replace('debian13:nonroot@', 'debian13:latest@'), problem: /nonroot pinned/ },
     { name: 'a Node 22 build stage', edit: (t) => t.replace('node:24-', 'node:22-'), problem: /not on a Node 24 image/ },
-    { name: 'no npm run build', edit: (t) => t.replace('RUN npm run build', 'RUN npm run typecheck'), problem: /does not run npm run build/ },
+    { name: 'no npm run build', edit: (t) => t.replace(/npm run build/g, 'npm run typecheck'), problem: /does not run npm run build/ },
+    { name: 'the commit not passed to the build', edit: (t) => t.replace(/INFERENCECACHE_COMMIT="\$\{COMMIT\}" /, ''), problem: /does not pass the COMMIT build arg/ },
     { name: 'another file copied', edit: (t) => t.replace(/^USER /m, 'COPY --from=build /build/package.json /package.json\nUSER '), problem: /copies 2 things/ },
     { name: 'node_modules copied too', edit: (t) => t.replace('/build/dist/inferencecache.mjs /inferencecache.mjs', '/build/dist/inferencecache.mjs /build/node_modules /'), problem: /want \/build\/dist\/inferencecache\.mjs/ },
     { name: 'a different bundle path', edit: (t) => t.replace('/build/dist/inferencecache.mjs', '/build/out/cli.mjs'), problem: /copies \/build\/out\/cli\.mjs/ },
