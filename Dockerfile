@@ -4,7 +4,7 @@
 # The chart (chart/) runs it as a Helm test hook and passes `doctor -o json ...` as args.
 
 # Build stage: the same Node major as the runtime, so the bundle targets what will run it.
-FROM docker.io/library/node:24-trixie-slim AS build
+FROM node:24-trixie-slim AS build
 WORKDIR /build
 # Dependencies first, so a source change does not reinstall them.
 COPY package.json package-lock.json ./
