@@ -18,7 +18,7 @@ describe.skipIf(skip)(`cluster:up --full, by hand${skipReason}`, () => {
   it('comes up, passes helm install + helm test --logs, and cluster:down stops every process', () => {
     requireBundle();
     const work = mkdtempSync(join(tmpdir(), 'icd-up-full-'));
-    const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? work, CONTROLPLANE_STATE_FILE: join(work, 'state.json'), XDG_RUNTIME_DIR: work };
+    const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? work, CONTROLPLANE_STATE_FILE: join(work, 'state.json'), XDG_RUNTIME_DIR: work, TMPDIR: work };
     const helmEnv = { HELM_CACHE_HOME: join(work, 'helm-cache'), HELM_CONFIG_HOME: join(work, 'helm-config'), HELM_DATA_HOME: join(work, 'helm-data') };
     const cli = (...args: string[]) => spawnSync(process.execPath, ['test/support/controlplane/cli.ts', ...args], { cwd: PROJECT_ROOT, env, encoding: 'utf8', timeout: 240_000 });
     const up = cli('up', '--full');

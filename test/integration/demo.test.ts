@@ -1,6 +1,7 @@
 // `npm run demo`, the README's first command, run the way a newcomer runs it: one process, a human
 // report with problems and healthy objects, the doctor's exit code passed through.
 import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 
@@ -13,7 +14,7 @@ describe.skipIf(kubeconfig === '')(`the demo${skipReason}`, () => {
     const result = spawnSync(process.execPath, ['scripts/demo.ts'], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', NO_COLOR: '1' },
+      env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', TMPDIR: tmpdir(), NO_COLOR: '1' },
       timeout: 120_000,
     });
     expect(result.stderr).not.toMatch(/^demo: /m);
