@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { closedPort } from '../test/support/bundle.ts';
 import { ago, bindPod, condition, coreEvent, createBackend, createNode, createPod, createPodWithSpec, createTenant } from '../test/support/cluster-objects.ts';
 import { missingBinaries, resolveBinaries, startControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { createNamespace } from '../test/support/fixtures.ts';
@@ -75,16 +76,6 @@ async function createBrokenWorkload(kc: KubeConfig, closedEndpoint: string): Pro
     indexEntries: 7_300,
     conditions: [condition('QuotaExceeded', 'True', 'OverQuota', 'oldest entries are being evicted')],
   });
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as { port: number };
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
 }
 
 function runDoctor(args: string[]): Promise<number> {

@@ -8,10 +8,11 @@ import { describe, expect, it } from 'vitest';
 import { requireBundle } from '../support/bundle.ts';
 import { isAlive, missingBinaries, resolveBinaries } from '../support/controlplane/controlplane.ts';
 import { PROJECT_ROOT } from '../support/fixtures.ts';
+import { CHART_DIR, HELM_MUST_RUN, helmBinaries, runHelm, type HelmBinary } from '../support/helm.ts';
 
-const bins = resolveBinaries();
-const missing = [...missingBinaries(bins, true), ...(bins.helm4 !== undefined && existsSync(bins.helm4) ? [] : ['helm 4'])];
-const skip = missing.length > 0 && process.env['CI'] !== 'true';
+const helm4 = helmBinaries().find((h) => h.name === 'Helm 4');
+const missing = [...missingBinaries(resolveBinaries(), true), ...(helm4 === undefined ? ['Helm 4'] : helm4.missing === '' ? [] : [helm4.missing])];
+const skip = missing.length > 0 && !HELM_MUST_RUN;
 const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; run hack/build-controlplane.sh)` : '';
 
 describe.skipIf(skip)(`cluster:up --full, by hand${skipReason}`, () => {
@@ -19,7 +20,6 @@ describe.skipIf(skip)(`cluster:up --full, by hand${skipReason}`, () => {
     requireBundle();
     const work = mkdtempSync(join(tmpdir(), 'icd-up-full-'));
     const env = { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? work, CONTROLPLANE_STATE_FILE: join(work, 'state.json'), XDG_RUNTIME_DIR: work, TMPDIR: work };
-    const helmEnv = { HELM_CACHE_HOME: join(work, 'helm-cache'), HELM_CONFIG_HOME: join(work, 'helm-config'), HELM_DATA_HOME: join(work, 'helm-data') };
     const cli = (...args: string[]) => spawnSync(process.execPath, ['test/support/controlplane/cli.ts', ...args], { cwd: PROJECT_ROOT, env, encoding: 'utf8', timeout: 240_000 });
     const up = cli('up', '--full');
     expect(up.status, up.stderr).toBe(0);
@@ -28,12 +28,11 @@ describe.skipIf(skip)(`cluster:up --full, by hand${skipReason}`, () => {
     const kubeconfig = last.slice('export KUBECONFIG='.length);
     const state = JSON.parse(readFileSync(env.CONTROLPLANE_STATE_FILE, 'utf8')) as { fullPid: number; pids: Record<string, number> };
     try {
-      const helm = (...args: string[]) =>
-        spawnSync(bins.helm4 as string, [...args, '-n', 'inference-cache-system'], { cwd: PROJECT_ROOT, env: { ...env, ...helmEnv, KUBECONFIG: kubeconfig }, encoding: 'utf8', timeout: 120_000 });
-      const installed = helm('install', 'doctor', 'chart');
-      expect(installed.status, installed.stderr).toBe(0);
+      const helm = (...args: string[]) => runHelm(helm4 as HelmBinary, [...args, '--kubeconfig', kubeconfig, '-n', 'inference-cache-system']);
+      const installed = helm('install', 'doctor', CHART_DIR);
+      expect(installed.code, installed.stderr).toBe(0);
       const tested = helm('test', 'doctor', '--logs');
-      expect(tested.status, `${tested.stdout}\n${tested.stderr}`).toBe(0);
+      expect(tested.code, `${tested.stdout}\n${tested.stderr}`).toBe(0);
       expect(tested.stdout).toContain('"code": "SN004"');
     } finally {
       const down = cli('down');

@@ -2,34 +2,26 @@
 // next to the sample install on a control plane with kube-controller-manager; the kubelet stand-in runs
 // the hook pod's container (the bundle) with the tokens its volumes ask for and resolves the server's
 // Service name to the reference server; Helm reads the pod's phase and its log through the API server.
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../support/bundle.ts';
 import { ago, condition, createBackend, type JsonReport } from '../support/cluster-objects.ts';
 import { missingBinaries, resolveBinaries } from '../support/controlplane/controlplane.ts';
-import { CACHE_BACKENDS, INSTALL_NAMESPACE, PROJECT_ROOT, createNamespace } from '../support/fixtures.ts';
+import { CACHE_BACKENDS, INSTALL_NAMESPACE, createNamespace } from '../support/fixtures.ts';
 import { startFullCluster, type FullCluster } from '../support/full-cluster.ts';
+import { CHART_DIR, HELM_MUST_RUN, helmBinaries, runHelmAsync } from '../support/helm.ts';
 import type { Faults } from '../support/reference-server/server.ts';
 
-const bins = resolveBinaries();
-const HELMS = [
-  { label: 'Helm 3', bin: bins.helm3, short: 'h3' },
-  { label: 'Helm 4', bin: bins.helm4, short: 'h4' },
-] as const;
-const missing = [...missingBinaries(bins, true), ...HELMS.filter((h) => h.bin === undefined || !existsSync(h.bin)).map((h) => h.label)];
-const skip = missing.length > 0 && process.env['CI'] !== 'true';
+const HELMS = helmBinaries().map((helm) => ({ helm, label: helm.name, short: helm.name === 'Helm 3' ? 'h3' : 'h4' }));
+const missing = [...missingBinaries(resolveBinaries(), true), ...HELMS.filter(({ helm }) => helm.missing !== '').map(({ helm }) => helm.missing)];
+const skip = missing.length > 0 && !HELM_MUST_RUN;
 const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; run hack/build-controlplane.sh)` : '';
-const CHART = join(PROJECT_ROOT, 'chart');
 /** Labels of the controller's pods, which the chart copies onto the doctor pod by default. */
 const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'controller' };
 
+/** One helm command as an operator sees it: exit code, stdout then stderr, and how long it took. */
 interface HelmRun {
   readonly code: number | null;
-  /** stdout and stderr together, as an operator sees them. */
   readonly output: string;
   readonly ms: number;
 }
@@ -51,7 +43,6 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 describe.skipIf(skip)(`helm test end to end${skipReason}`, () => {
   let cluster: FullCluster;
-  const helmHome = mkdtempSync(join(tmpdir(), 'icd-helm-home-'));
   const core = () => cluster.kc.makeApiClient(CoreV1Api);
   const pod = (name: string): Promise<V1Pod> => core().readNamespacedPod({ namespace: INSTALL_NAMESPACE, name });
   /** Runs with server faults switched on, and always switches them off again. */
@@ -79,27 +70,14 @@ describe.skipIf(skip)(`helm test end to end${skipReason}`, () => {
     await cluster?.stop();
   });
 
-  describe.each(HELMS)('$label', ({ label, bin, short }) => {
+  describe.each(HELMS)('$label', ({ helm: binary, label, short }) => {
     const release = `doctor-${short}`;
     const podName = `${release}-inferencecache-doctor`;
-    const helm = (args: string[]): Promise<HelmRun> =>
-      new Promise((resolve) => {
-        const started = Date.now();
-        const child = spawn(bin as string, [...args, '--kubeconfig', cluster.controlPlane.kubeconfigPath, '--namespace', INSTALL_NAMESPACE], {
-          env: {
-            PATH: process.env['PATH'] ?? '',
-            HOME: helmHome,
-            HELM_CACHE_HOME: join(helmHome, short, 'cache'),
-            HELM_CONFIG_HOME: join(helmHome, short, 'config'),
-            HELM_DATA_HOME: join(helmHome, short, 'data'),
-          },
-        });
-        let output = '';
-        child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-        child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-        child.on('close', (code) => resolve({ code, output, ms: Date.now() - started }));
-      });
-    const upgrade = (values: string[] = []) => helm(['upgrade', '--install', release, CHART, '--reset-values', ...values.flatMap((v) => ['--set', v])]);
+    const helm = async (args: string[]): Promise<HelmRun> => {
+      const run = await runHelmAsync(binary, [...args, '--kubeconfig', cluster.controlPlane.kubeconfigPath, '--namespace', INSTALL_NAMESPACE]);
+      return { code: run.code, output: `${run.stdout}${run.stderr}`, ms: run.elapsedMs };
+    };
+    const upgrade = (values: string[] = []) => helm(['upgrade', '--install', release, CHART_DIR, '--reset-values', ...values.flatMap((v) => ['--set', v])]);
     const helmTest = () => helm(['test', release, '--logs', '--timeout', '2m']);
 
     afterAll(async () => {

@@ -2,7 +2,7 @@
 // writes its state to the file named by the first argument once everything is up, and keeps it running
 // until SIGTERM or SIGINT. Test support only; never shipped.
 import { writeFileSync } from 'node:fs';
-import type { ControlPlaneState } from './controlplane/controlplane.ts';
+import { controlPlaneState, type ControlPlaneState } from './controlplane/controlplane.ts';
 import { startFullCluster } from './full-cluster.ts';
 
 /** What `cluster:up --full` records besides the control plane: this process, and where things are. */
@@ -19,17 +19,8 @@ if (readyFile === undefined) {
 }
 
 const cluster = await startFullCluster({ log: (line) => process.stderr.write(`${new Date().toISOString()} ${line}\n`) });
-const cp = cluster.controlPlane;
 const state: FullClusterState = {
-  dir: cp.dir,
-  kubeconfigPath: cp.kubeconfigPath,
-  server: cp.server,
-  caFile: cp.caFile,
-  adminToken: cp.adminToken,
-  auditLogPath: cp.auditLogPath,
-  pids: cp.pids,
-  logs: cp.logs,
-  kubernetesVersion: cp.kubernetesVersion,
+  ...controlPlaneState(cluster.controlPlane),
   fullPid: process.pid,
   serverAddress: cluster.install.server.host,
   controllerTokenFile: cluster.install.tokenFile,

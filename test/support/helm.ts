@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
+import { collectProcess, type BundleRun } from './bundle.ts';
 import { PROJECT_ROOT, type KubeObject } from './fixtures.ts';
 
 /** The chart under test. */
@@ -74,23 +75,30 @@ const SCRATCH = mkdtempSync(join(tmpdir(), 'icd-helm-'));
 afterAll(() => rmSync(SCRATCH, { recursive: true, force: true }));
 const HELM_HOME = join(SCRATCH, 'home');
 
+/** Helm's environment: its state in the scratch folder, and no kubeconfig unless the args name one. */
+function helmEnv(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env['PATH'] ?? '',
+    HOME: HELM_HOME,
+    HELM_CACHE_HOME: join(HELM_HOME, 'cache'),
+    HELM_CONFIG_HOME: join(HELM_HOME, 'config'),
+    HELM_DATA_HOME: join(HELM_HOME, 'data'),
+    KUBECONFIG: join(HELM_HOME, 'no-kubeconfig'),
+  };
+}
+
 /** Runs `helm args...` and returns its exit code and output; throws only when the binary cannot start. */
 export function runHelm(helm: HelmBinary, args: readonly string[]): HelmRun {
   if (helm.missing !== '') throw new Error(helm.missing);
-  const run = spawnSync(helm.bin, [...args], {
-    encoding: 'utf8',
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: HELM_HOME,
-      HELM_CACHE_HOME: join(HELM_HOME, 'cache'),
-      HELM_CONFIG_HOME: join(HELM_HOME, 'config'),
-      HELM_DATA_HOME: join(HELM_HOME, 'data'),
-      KUBECONFIG: join(HELM_HOME, 'no-kubeconfig'),
-    },
-    timeout: 60_000,
-  });
+  const run = spawnSync(helm.bin, [...args], { encoding: 'utf8', env: helmEnv(), timeout: 60_000 });
   if (run.error !== undefined) throw run.error;
   return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** Like {@link runHelm}, without blocking: for tests that watch the cluster while Helm waits on it. */
+export function runHelmAsync(helm: HelmBinary, args: readonly string[], timeoutMs = 180_000): Promise<BundleRun> {
+  if (helm.missing !== '') return Promise.reject(new Error(helm.missing));
+  return collectProcess(helm.bin, args, { env: helmEnv(), timeoutMs });
 }
 
 /**

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { REPO_ROOT, isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
+import { REPO_ROOT, controlPlaneState, isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
 
 /** The state file of `up --full` has the pid of the process holding the stand-in and the reference server. */
 type State = ControlPlaneState & { fullPid?: number; serverAddress?: string; controllerTokenFile?: string };
@@ -82,17 +82,7 @@ async function up(args: string[]): Promise<void> {
     startControllerManager: args.includes('--with-controller-manager') || process.env['CP_CONTROLLER_MANAGER'] === '1',
     log: (m) => console.error(`[controlplane] ${m}`),
   });
-  const state: ControlPlaneState = {
-    dir: cp.dir,
-    kubeconfigPath: cp.kubeconfigPath,
-    server: cp.server,
-    caFile: cp.caFile,
-    adminToken: cp.adminToken,
-    auditLogPath: cp.auditLogPath,
-    pids: cp.pids,
-    logs: cp.logs,
-    kubernetesVersion: cp.kubernetesVersion,
-  };
+  const state = controlPlaneState(cp);
   fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
   console.error(`[controlplane] up: ${cp.server} (kubernetes ${cp.kubernetesVersion}); dir ${cp.dir}; state ${stateFile}`);
   console.error(`[controlplane] audit log: ${cp.auditLogPath}`);

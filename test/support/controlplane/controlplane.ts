@@ -113,6 +113,12 @@ export interface ControlPlane extends ControlPlaneState {
   stop(): Promise<void>;
 }
 
+/** What a running control plane records for `cluster:up` state files: everything but `stop`. */
+export function controlPlaneState(cp: ControlPlane): ControlPlaneState {
+  const { stop: _stop, ...state } = cp;
+  return state;
+}
+
 const ADMIN_USER = 'inferencecache-test-admin';
 const SA_ISSUER = 'https://kubernetes.default.svc';
 
