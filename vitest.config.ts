@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Two projects: `unit` (pure code, loopback servers, the built bundle as a process) and `integration`
- * (the real control plane started once by the global setup). `npm test` runs both.
+ * (the real control plane started once by the global setup). Both build the bundle first when it is
+ * stale. `npm test` runs both.
  */
 export default defineConfig({
   test: {
@@ -13,6 +14,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts', 'test/process/**/*.test.ts'],
+          globalSetup: ['test/support/bundle-setup.ts'],
           testTimeout: 20_000,
         },
       },
@@ -21,7 +23,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/controlplane/global-setup.ts'],
+          globalSetup: ['test/support/bundle-setup.ts', 'test/support/controlplane/global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
           fileParallelism: false,

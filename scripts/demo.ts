@@ -1,15 +1,15 @@
 // `npm run demo`: the doctor against a throw-away install on a real control plane.
 //
-// Builds what is missing (the bundle; etcd and kube-apiserver from Go modules on first use), starts the
-// control plane, applies the sample install with the reference cache-plane server, adds a namespace of
-// broken objects (and an engine pod no node can hold), runs `inferencecache doctor` with human output as an operator would, tears everything
-// down and exits with the doctor's exit code.
+// Builds what is missing and nothing else (the bundle; etcd and kube-apiserver from Go modules on first
+// use), starts the control plane, applies the sample install with the reference cache-plane server,
+// adds a namespace of broken objects (and an engine pod no node can hold), runs `inferencecache doctor`
+// with human output as an operator would, tears everything down and exits with the doctor's exit code.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { closedPort } from '../test/support/bundle.ts';
+import { bundleIsStale, closedPort, ensureBundle } from '../test/support/bundle.ts';
 import { ago, bindPod, condition, coreEvent, createBackend, createNode, createPod, createPodWithSpec, createTenant } from '../test/support/cluster-objects.ts';
 import { missingBinaries, resolveBinaries, startControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { createNamespace } from '../test/support/fixtures.ts';
@@ -32,20 +32,6 @@ function runOrExit(command: string, args: string[]): void {
     process.stderr.write(`demo: ${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})\n`);
     process.exit(1);
   }
-}
-
-/** Whether the bundle is missing or older than a source file it is built from. */
-function bundleIsStale(): boolean {
-  let built: number;
-  try {
-    built = statSync(BUNDLE).mtimeMs;
-  } catch {
-    return true;
-  }
-  const sources = readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name));
-  return [...sources, join(ROOT, 'package-lock.json'), join(ROOT, 'scripts/build.mjs')].some((file) => statSync(file).mtimeMs > built);
 }
 
 /** Objects an operator would want the doctor to catch, one per problem. */
@@ -88,11 +74,11 @@ function runDoctor(args: string[]): Promise<number> {
 async function main(): Promise<number> {
   if (bundleIsStale()) {
     step('building the bundle');
-    runOrExit(process.execPath, ['scripts/build.mjs']);
+    ensureBundle();
   }
   if (missingBinaries(resolveBinaries()).length > 0) {
-    step('building etcd, kube-apiserver and Helm from Go modules (first run only; several minutes)');
-    runOrExit('bash', ['hack/build-controlplane.sh']);
+    step('building etcd and kube-apiserver from Go modules (first run only; several minutes)');
+    runOrExit('bash', ['hack/build-controlplane.sh', 'etcd', 'kube-apiserver']);
   }
   step('starting etcd and kube-apiserver');
   const cp = await startControlPlane();

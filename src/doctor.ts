@@ -1,4 +1,5 @@
-import { judge } from './checks/index.ts';
+import { join } from 'node:path';
+import { judge, planRun } from './checks/registry.ts';
 import type { DoctorOptions } from './cli/options.ts';
 import { KubeApi } from './cluster/api.ts';
 import { SERVER_SERVICE, discoverServerNamespace } from './cluster/discovery.ts';
@@ -6,8 +7,8 @@ import { gatherClusterState } from './cluster/gather.ts';
 import { loadKubeConfig, type KubeEnv } from './cluster/kubeconfig.ts';
 import { readDoctorPod } from './cluster/pod-identity.ts';
 import type { ClusterState } from './cluster/state.ts';
+import { joinHostPort } from './go/hostport.ts';
 import { checkGrpcHealth } from './probes/grpc-health.ts';
-import { joinHostPort } from './probes/hostport.ts';
 import { probeRoute, probeSnapshot } from './probes/http-route.ts';
 import type { DialResult, ProbeResults, ServerLocation, ServerProbes } from './probes/results.ts';
 import { dialTcp } from './probes/tcp-dial.ts';
@@ -26,12 +27,28 @@ export const PROBE_BUDGET_MS = 10_000;
 /** How many CacheBackend endpoints are dialled at once. */
 export const DIAL_CONCURRENCY = 16;
 
+/**
+ * The files a pod gives the doctor, by path. `main.ts` builds the one value with the in-pod paths
+ * (the kubelet mounts them there); a flag names another file where there is one.
+ */
+export interface PodFiles {
+  /** The ServiceAccount's `token` and `ca.crt`, for the in-cluster kubeconfig. */
+  readonly serviceAccountDir: string;
+  /** The projected token with the audience `/snapshot` accepts; the default bearer token. */
+  readonly controllerToken: string;
+  /** The downward-API labels file (`--pod-labels-file` overrides it). */
+  readonly podLabels: string;
+  /** Where the kubelet reads the termination message (`--termination-message-path` overrides it). */
+  readonly terminationLog: string;
+}
+
 /** What a run needs from its surroundings, passed in so that only main.ts touches `process`. */
 export interface RunEnvironment {
   readonly env: KubeEnv;
   readonly now: () => Date;
-  /** `POD_NAMESPACE` (the downward API sets it in the chart's pod): the doctor runs in a pod of this namespace. */
-  readonly podNamespace?: string | undefined;
+  /** `POD_NAMESPACE` and `POD_NAME`, which the chart's pod sets through the downward API. */
+  readonly pod: { readonly namespace?: string | undefined; readonly name?: string | undefined };
+  readonly files: PodFiles;
 }
 
 /** A finished run: the report, and warnings for stderr. */
@@ -62,20 +79,16 @@ async function locateServer(options: DoctorOptions, api: KubeApi, signal: AbortS
   return { kind: 'found', grpcTarget: joinHostPort(host, grpcPort), httpBase: `http://${joinHostPort(host, SNAPSHOT_PORT)}` };
 }
 
-async function probeServer(
-  options: DoctorOptions,
-  api: KubeApi,
-  env: KubeEnv,
-  deadline: number,
-  signal: AbortSignal,
-  warnings: string[],
-): Promise<ServerProbes> {
+async function probeServer(options: DoctorOptions, api: KubeApi, files: PodFiles, deadline: number, signal: AbortSignal, warnings: string[]): Promise<ServerProbes> {
   const location = await locateServer(options, api, signal);
   if (location.kind === 'failed') {
     warnings.push(`${location.error}; the server probes are skipped`);
     return { location, tokenSent: false };
   }
-  const bearer = await readBearerToken(options.snapshotTokenFile, env.INFERENCECACHE_SECRETS_ROOT ?? '');
+  const bearer = await readBearerToken(options.snapshotTokenFile, {
+    controllerToken: files.controllerToken,
+    serviceAccountToken: join(files.serviceAccountDir, 'token'),
+  });
   if (bearer.warning !== undefined) warnings.push(bearer.warning);
   const budget = () => ({ deadlineMs: probeBudget(deadline), signal });
   const [health, snapshot, policy, probe] = await Promise.all([
@@ -89,9 +102,8 @@ async function probeServer(
 
 /** Dials every distinct published endpoint of the backends that have a remote tier. */
 async function dialEndpoints(state: ClusterState, deadline: number, signal: AbortSignal): Promise<Map<string, DialResult>> {
-  const endpoints = state.cacheBackends.ok
-    ? [...new Set(state.cacheBackends.items.flatMap((b) => (b.remoteStorage !== undefined && b.endpoint !== undefined ? [b.endpoint.value] : [])))]
-    : [];
+  const backends = state.cacheBackends?.ok === true ? state.cacheBackends.items : [];
+  const endpoints = [...new Set(backends.flatMap((b) => (b.remoteStorage !== undefined && b.endpoint !== undefined ? [b.endpoint.value] : [])))];
   const results = new Map<string, DialResult>();
   let next = 0;
   const worker = async () => {
@@ -105,28 +117,26 @@ async function dialEndpoints(state: ClusterState, deadline: number, signal: Abor
 }
 
 /**
- * One doctor run: load the kubeconfig, then gather the cluster state and probe the server side by side
- * under one overall deadline (each probe with its own, shorter one), judge, and build the report.
- * Throws only `KubeConfigError`, when there is no cluster to talk to.
+ * One doctor run: load the kubeconfig, then gather what the checks declare and probe the server side
+ * by side under one overall deadline (each probe with its own, shorter one), judge, and build the
+ * report. Throws only `KubeConfigError`, when there is no cluster to talk to.
  */
 export async function runDoctor(options: DoctorOptions, environment: RunEnvironment): Promise<RunResult> {
   const now = environment.now();
   const deadline = now.getTime() + options.timeoutMs;
   const signal = overallSignal(options.timeoutMs);
-  const api = new KubeApi(loadKubeConfig(options, environment.env));
+  const { files } = environment;
+  const api = new KubeApi(loadKubeConfig(options, environment.env, files.serviceAccountDir));
   const warnings: string[] = [];
+  const plan = planRun(options);
 
-  const serverProbes = options.configOnly ? undefined : probeServer(options, api, environment.env, deadline, signal, warnings);
-  const self = options.configOnly
-    ? undefined
-    : await readDoctorPod(environment.podNamespace, options.podLabelsFile, environment.env.INFERENCECACHE_SECRETS_ROOT ?? '');
-  const state = await gatherClusterState(api, options.namespace, signal, {
-    networkPolicies: !options.configOnly,
-    ...(self === undefined ? {} : { podNamespace: self.namespace }),
-  });
-  const dials = options.configOnly ? undefined : await dialEndpoints(state, deadline, signal);
+  const serverProbes = plan.probes.has('server') ? probeServer(options, api, files, deadline, signal, warnings) : undefined;
+  const self = await readDoctorPod(environment.pod, options.podLabelsFile ?? files.podLabels);
+  const state = await gatherClusterState(api, { reads: plan.reads, namespace: options.namespace, ...(self === undefined ? {} : { self }) }, signal);
+  const dials = plan.probes.has('dials') ? await dialEndpoints(state, deadline, signal) : undefined;
   const server = await serverProbes;
 
   const probes: ProbeResults = { ...(server === undefined ? {} : { server }), ...(dials === undefined ? {} : { dials }) };
-  return { report: makeReport(judge({ state, probes, now, namespace: options.namespace, ...(self === undefined ? {} : { self }) })), warnings };
+  const findings = judge({ state, probes, now, namespace: options.namespace, ...(self === undefined ? {} : { self }) });
+  return { report: makeReport(findings), warnings };
 }

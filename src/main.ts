@@ -1,12 +1,13 @@
 import { existsSync, writeFileSync } from 'node:fs';
+import { codeTable } from './checks/codes.ts';
 import { UsageError } from './cli/options.ts';
 import { parseCommandLine } from './cli/parse.ts';
-import { inContainer } from './cluster/container-root.ts';
 import { KubeConfigError } from './cluster/kubeconfig.ts';
-import { runDoctor } from './doctor.ts';
-import { renderCodes } from './report/codes-listing.ts';
+import { runDoctor, type PodFiles } from './doctor.ts';
+import { renderCodeTable } from './report/code-table.ts';
 import { render } from './report/render/index.ts';
 import { terminationSummary } from './report/termination-summary.ts';
+import { fileErrorReason } from './text/errors.ts';
 import { VERSION, COMMIT } from './version.ts';
 
 /** Exit code for "the doctor could not run": bad flags, no usable kubeconfig, unknown context. */
@@ -16,31 +17,24 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
   return new Promise((resolve) => stream.write(text, () => resolve()));
 }
 
-/** Where the kubelet looks for a container's termination message unless the pod names another file. */
-const DEFAULT_TERMINATION_LOG = '/dev/termination-log';
+/**
+ * The files a pod gives the doctor, at the paths the kubelet mounts them: the ServiceAccount's token
+ * and CA, the projected controller-audience token, the downward-API labels, the termination log.
+ */
+const IN_POD: PodFiles = {
+  serviceAccountDir: '/var/run/secrets/kubernetes.io/serviceaccount',
+  controllerToken: '/var/run/secrets/inferencecache.io/controller-token/token',
+  podLabels: '/etc/podinfo/labels',
+  terminationLog: '/dev/termination-log',
+};
 
 /** `--termination-message-path` once the doctor's flags are parsed; until then the default rule holds. */
 let terminationFlag: string | undefined;
 
-/**
- * The termination-message file: the flag's file ('' for none), else the kubelet's default file when it
- * exists, i.e. in a pod. Both are in-pod paths (see `inContainer`: below the test kubelet's container
- * root when there is one).
- */
+/** The termination-message file: the flag's file ('' for none), else the kubelet's file when it exists, i.e. in a pod. */
 function terminationFile(): string | undefined {
-  if (terminationFlag === '') return undefined;
-  if (terminationFlag !== undefined) return inContainer(secretsRoot(), terminationFlag);
-  const file = defaultTerminationFile();
-  return existsSync(file) ? file : undefined;
-}
-
-function secretsRoot(): string {
-  return process.env['INFERENCECACHE_SECRETS_ROOT'] ?? '';
-}
-
-/** The kubelet's default file, below the test kubelet's container root when there is one. */
-function defaultTerminationFile(): string {
-  return inContainer(secretsRoot(), DEFAULT_TERMINATION_LOG);
+  if (terminationFlag !== undefined) return terminationFlag === '' ? undefined : terminationFlag;
+  return existsSync(IN_POD.terminationLog) ? IN_POD.terminationLog : undefined;
 }
 
 /** Writes the termination message; failing to is a warning, never a different exit code. */
@@ -50,8 +44,8 @@ async function writeTerminationMessage(text: string): Promise<void> {
     file = terminationFile();
     if (file !== undefined) writeFileSync(file, text);
   } catch (err) {
-    const why = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err));
-    await write(process.stderr, `warning: could not write the termination message to ${JSON.stringify(file ?? defaultTerminationFile())} (${why})\n`);
+    const why = fileErrorReason(err);
+    await write(process.stderr, `warning: could not write the termination message to ${JSON.stringify(file ?? IN_POD.terminationLog)} (${why})\n`);
   }
 }
 
@@ -70,14 +64,19 @@ async function main(): Promise<number> {
       await write(process.stdout, `inferencecache version ${VERSION} (commit ${COMMIT})\n`);
       return 0;
     case 'codes':
-      await write(process.stdout, renderCodes(command.output));
+      await write(process.stdout, renderCodeTable(codeTable(), command.output));
       return 0;
     case 'doctor':
       break;
   }
   const { options } = command;
   terminationFlag = options.terminationMessagePath;
-  const { report, warnings } = await runDoctor(options, { env: process.env, now: () => new Date(), podNamespace: process.env['POD_NAMESPACE'] });
+  const { report, warnings } = await runDoctor(options, {
+    env: process.env,
+    now: () => new Date(),
+    pod: { namespace: process.env['POD_NAMESPACE'], name: process.env['POD_NAME'] },
+    files: IN_POD,
+  });
   for (const warning of warnings) await write(process.stderr, `warning: ${warning}\n`);
   await write(process.stdout, render(report, options.output, { color: options.output === 'human' && wantsColor(options.noColor) }));
   await writeTerminationMessage(terminationSummary(report));

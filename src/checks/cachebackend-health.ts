@@ -1,10 +1,51 @@
 import type { CacheBackend, Pod, Read } from '../cluster/state.ts';
-import { emitterFor, type Finding } from '../report/finding.ts';
-import { goDuration, goQuote, roundToSecondMs } from '../report/gofmt.ts';
-import { conditionOf, hasSelector, selectorMatches, timeOf } from './helpers.ts';
-import type { CheckInput } from './input.ts';
+import { formatGoDuration, roundToSecondMs } from '../go/duration.ts';
+import { goQuote } from '../go/quote.ts';
+import type { DialResult } from '../probes/results.ts';
+import type { Finding } from '../report/finding.ts';
+import { API001 } from './api-read.ts';
+import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { engineSelectorSelects, hasSelector } from '../cluster/label-selector.ts';
+import { conditionOf, timeOf } from './helpers.ts';
 
-const emit = emitterFor('CacheBackendHealth');
+const NAME = 'CacheBackendHealth';
+
+const CODES = {
+  API001,
+  CB001: {
+    status: 'WARN',
+    meaning: 'The CacheBackend has no Ready condition, or it is not True.',
+    hint: "Read the condition's reason and message (kubectl describe cachebackend); with no condition at all, check that the controller is running and reconciling this namespace.",
+  },
+  CB002: {
+    status: 'WARN',
+    meaning: 'The CacheBackend engineSelector matches no engine pod.',
+    hint: "Compare spec.engineSelector.matchLabels with the engine pods' labels (kubectl get pods -l …) and fix whichever drifted; an engine Deployment scaled to zero matches nothing either.",
+  },
+  CB003: {
+    status: 'WARN',
+    meaning: 'No KV event has ever been observed for the CacheBackend.',
+    hint: "Check that the engine publishes KV events (its KV-event flags) and that the subscriber sidecar was injected into the engine pods (see the EP findings).",
+  },
+  CB004: {
+    status: 'WARN',
+    meaning: 'The last KV event of the CacheBackend is older than the 2-minute freshness window.',
+    hint: "Check the engine pods and their subscriber sidecars: restarts, crash loops or a network change often stop the event stream; the server's index for this backend is going stale.",
+  },
+  CB005: {
+    status: 'WARN',
+    meaning: 'The remote tier of the CacheBackend has no published endpoint, or it does not accept TCP connections.',
+    hint: "Check the remote store (its Service, pods and port) and the endpoint the controller published in the backend's status; a missing endpoint means the controller has not provisioned the tier yet.",
+  },
+  CB006: { status: 'OK', meaning: 'The CacheBackend passed every health axis.', hint: 'Nothing to do.' },
+  CB007: {
+    status: 'WARN',
+    meaning: "The controller's functional self-test of the CacheBackend is failing.",
+    hint: "Read the FunctionalProbeOK condition's message and the controller's logs: the end-to-end write and lookup through this backend fails even though its parts look healthy.",
+  },
+} as const satisfies Record<string, CodeDeclaration>;
+
+const emit = emitterFor(NAME, CODES);
 
 /** KV events older than this mean the engine stopped reporting. Fixed, as upstream. */
 export const STALE_WINDOW_MS = 2 * 60 * 1000;
@@ -39,7 +80,7 @@ function selectorAxis(b: CacheBackend, pods: Read<Pod>): Finding[] {
   } else if (!pods.ok) {
     return [emit('API001', resourceOf(b), `the engine pods this backend selects could not be counted, so the selector check is inconclusive: ${pods.error}`)];
   } else {
-    matched = pods.items.filter((p) => p.namespace === b.namespace && selectorMatches(b.matchLabels, p.labels)).length;
+    matched = pods.items.filter((p) => p.namespace === b.namespace && engineSelectorSelects(b.matchLabels, p.labels)).length;
   }
   if (matched !== 0) return [];
   return [
@@ -71,7 +112,7 @@ function eventFreshnessAxis(b: CacheBackend, now: Date): Finding[] {
     emit(
       'CB004',
       resourceOf(b),
-      `the last KV event (status.indexParticipation.lastEventAt) is ${goDuration(roundToSecondMs(age))} old, beyond the ${goDuration(STALE_WINDOW_MS)} freshness window (EngineStale): KV events have stopped arriving`,
+      `the last KV event (status.indexParticipation.lastEventAt) is ${formatGoDuration(roundToSecondMs(age))} old, beyond the ${formatGoDuration(STALE_WINDOW_MS)} freshness window (EngineStale): KV events have stopped arriving`,
     ),
   ];
 }
@@ -89,12 +130,12 @@ function functionalProbeAxis(b: CacheBackend): Finding[] {
   ];
 }
 
-function endpointAxis(b: CacheBackend, input: CheckInput): Finding[] {
+function endpointAxis(b: CacheBackend, dials: ReadonlyMap<string, DialResult> | undefined): Finding[] {
   if (b.remoteStorage === undefined) return [];
   if (b.endpoint === undefined) {
     return [emit('CB005', resourceOf(b), 'status.remoteStorage.endpoint is empty: the remote tier has not published an address yet')];
   }
-  const dial = input.probes.dials?.get(b.endpoint.value);
+  const dial = dials?.get(b.endpoint.value);
   if (dial === undefined || dial.ok) return [];
   return [emit('CB005', resourceOf(b), `${b.endpoint.field} ${goQuote(b.endpoint.value)} does not accept TCP connections: ${dial.error}`)];
 }
@@ -111,18 +152,18 @@ function healthySummary(b: CacheBackend, dialed: boolean): string {
 /**
  * CacheBackendHealth: every backend is judged on readiness, selector matches, KV-event freshness, the
  * functional self-test and its remote endpoint, in that order; a backend with no finding gets CB006.
+ * The pods are read only for a backend whose controller has not counted its engine pods yet.
  */
-export function cacheBackendHealth(input: CheckInput): Finding[] {
-  const { cacheBackends, pods } = input.state;
-  if (!cacheBackends.ok) return [emit('API001', 'CacheBackend', `listing CacheBackend objects failed: ${cacheBackends.error}`)];
-  return cacheBackends.items.flatMap((b) => {
-    const found = [
-      ...readyAxis(b),
-      ...selectorAxis(b, pods),
-      ...eventFreshnessAxis(b, input.now),
-      ...functionalProbeAxis(b),
-      ...endpointAxis(b, input),
-    ];
-    return found.length > 0 ? found : [emit('CB006', resourceOf(b), healthySummary(b, input.probes.dials !== undefined))];
-  });
-}
+export const cacheBackendHealth = defineCheck({
+  name: NAME,
+  codes: CODES,
+  reads: { cacheBackends: 'items', pods: 'read' },
+  probes: { dials: 'optional' },
+  judge({ state, probes, now }) {
+    const { dials } = probes;
+    return state.cacheBackends.flatMap((b) => {
+      const found = [...readyAxis(b), ...selectorAxis(b, state.pods), ...eventFreshnessAxis(b, now), ...functionalProbeAxis(b), ...endpointAxis(b, dials)];
+      return found.length > 0 ? found : [emit('CB006', resourceOf(b), healthySummary(b, dials !== undefined))];
+    });
+  },
+});

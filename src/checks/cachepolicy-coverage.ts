@@ -1,31 +1,52 @@
-import { emitterFor, type Finding } from '../report/finding.ts';
-import { goQuote } from '../report/gofmt.ts';
+import { goQuote } from '../go/quote.ts';
+import { API001 } from './api-read.ts';
+import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
 import { byteCompare } from './helpers.ts';
-import type { CheckInput } from './input.ts';
 
-const emit = emitterFor('CachePolicyCoverage');
+const NAME = 'CachePolicyCoverage';
+
+const CODES = {
+  API001,
+  CP001: {
+    status: 'INFO',
+    meaning: 'A namespace with CacheBackends has no CachePolicy; server defaults apply.',
+    hint: "Nothing is broken; add a CachePolicy to the namespace if its workloads need other eviction or lookup settings than the server's defaults.",
+  },
+  CP002: { status: 'OK', meaning: 'A namespace with CacheBackends has exactly one CachePolicy.', hint: 'Nothing to do.' },
+  CP003: {
+    status: 'WARN',
+    meaning: 'A namespace has more than one CachePolicy; all but the first by name are inert.',
+    hint: 'Merge the CachePolicies of the namespace into one and delete the others, so that the policy in force is the one you read.',
+  },
+} as const satisfies Record<string, CodeDeclaration>;
+
+const emit = emitterFor(NAME, CODES);
 
 /**
  * CachePolicyCoverage: each namespace that holds a CacheBackend should hold exactly one CachePolicy.
- * Namespaces are reported in byte-wise order; policies elsewhere are ignored.
+ * Namespaces are reported in byte-wise order; policies elsewhere are ignored, and the policies are
+ * looked at only when some namespace holds a backend.
  */
-export function cachePolicyCoverage({ state }: CheckInput): Finding[] {
-  const { cacheBackends, cachePolicies } = state;
-  if (!cacheBackends.ok) return [emit('API001', 'CacheBackend', `listing CacheBackend objects failed: ${cacheBackends.error}`)];
-  const namespaces = [...new Set(cacheBackends.items.map((b) => b.namespace))].sort(byteCompare);
-  if (namespaces.length === 0) return [];
-  if (!cachePolicies.ok) return [emit('API001', 'CachePolicy', `listing CachePolicy objects failed: ${cachePolicies.error}`)];
-  const perNamespace = new Map<string, number>();
-  for (const p of cachePolicies.items) perNamespace.set(p.namespace, (perNamespace.get(p.namespace) ?? 0) + 1);
-  return namespaces.map((ns) => {
-    const resource = `namespace/${ns}`;
-    const n = perNamespace.get(ns) ?? 0;
-    if (n === 0) return emit('CP001', resource, `namespace ${goQuote(ns)} has CacheBackends but no CachePolicy, so the server's default eviction and lookup policy applies`);
-    if (n === 1) return emit('CP002', resource, `namespace ${goQuote(ns)} has exactly 1 CachePolicy`);
-    return emit(
-      'CP003',
-      resource,
-      `namespace ${goQuote(ns)} has ${n} CachePolicies but only one is allowed: the controller keeps the first by name and ignores the others. Delete the extra ones so it is clear which policy applies`,
-    );
-  });
-}
+export const cachePolicyCoverage = defineCheck({
+  name: NAME,
+  codes: CODES,
+  reads: { cacheBackends: 'items', cachePolicies: 'items' },
+  probes: {},
+  judge({ state }) {
+    const namespaces = [...new Set(state.cacheBackends.map((b) => b.namespace))].sort(byteCompare);
+    if (namespaces.length === 0) return [];
+    const perNamespace = new Map<string, number>();
+    for (const p of state.cachePolicies) perNamespace.set(p.namespace, (perNamespace.get(p.namespace) ?? 0) + 1);
+    return namespaces.map((ns) => {
+      const resource = `namespace/${ns}`;
+      const n = perNamespace.get(ns) ?? 0;
+      if (n === 0) return emit('CP001', resource, `namespace ${goQuote(ns)} has CacheBackends but no CachePolicy, so the server's default eviction and lookup policy applies`);
+      if (n === 1) return emit('CP002', resource, `namespace ${goQuote(ns)} has exactly 1 CachePolicy`);
+      return emit(
+        'CP003',
+        resource,
+        `namespace ${goQuote(ns)} has ${n} CachePolicies but only one is allowed: the controller keeps the first by name and ignores the others. Delete the extra ones so it is clear which policy applies`,
+      );
+    });
+  },
+});

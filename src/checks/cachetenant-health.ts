@@ -1,21 +1,37 @@
-import { emitterFor, type Finding } from '../report/finding.ts';
-import { goQuote } from '../report/gofmt.ts';
+import { goQuote } from '../go/quote.ts';
+import { API001 } from './api-read.ts';
+import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
 import { conditionOf } from './helpers.ts';
-import type { CheckInput } from './input.ts';
 
-const emit = emitterFor('CacheTenantHealth');
+const NAME = 'CacheTenantHealth';
+
+const CODES = {
+  API001,
+  CT001: {
+    status: 'WARN',
+    meaning: 'The CacheTenant has exceeded its index-entry quota.',
+    hint: "Raise spec.quota.maxIndexEntries if the tenant's working set grew on purpose; otherwise its oldest entries are being evicted, which costs cache hits.",
+  },
+  CT002: { status: 'OK', meaning: 'The CacheTenant is within its quota.', hint: 'Nothing to do.' },
+} as const satisfies Record<string, CodeDeclaration>;
+
+const emit = emitterFor(NAME, CODES);
 
 /** CacheTenantHealth: a tenant whose QuotaExceeded condition is True is over its index quota. */
-export function cacheTenantHealth({ state }: CheckInput): Finding[] {
-  const { cacheTenants } = state;
-  if (!cacheTenants.ok) return [emit('API001', 'CacheTenant', `listing CacheTenant objects failed: ${cacheTenants.error}`)];
-  return cacheTenants.items.map((t) => {
-    const resource = `cachetenant/${t.namespace}/${t.name}`;
-    const exceeded = conditionOf(t.conditions, 'QuotaExceeded');
-    if (exceeded?.status !== 'True') return emit('CT002', resource, `tenant ${goQuote(t.tenantID)} is within its quota`);
-    const entries = t.indexEntries === undefined ? 'unknown' : String(t.indexEntries);
-    const quota = t.maxIndexEntries === undefined ? 'unset' : String(t.maxIndexEntries);
-    const detail = exceeded.message === '' ? '' : ` — ${exceeded.message}`;
-    return emit('CT001', resource, `QuotaExceeded=True for tenant ${goQuote(t.tenantID)}: ${entries} index entries, maxIndexEntries quota ${quota}${detail}`);
-  });
-}
+export const cacheTenantHealth = defineCheck({
+  name: NAME,
+  codes: CODES,
+  reads: { cacheTenants: 'items' },
+  probes: {},
+  judge({ state }) {
+    return state.cacheTenants.map((t) => {
+      const resource = `cachetenant/${t.namespace}/${t.name}`;
+      const exceeded = conditionOf(t.conditions, 'QuotaExceeded');
+      if (exceeded?.status !== 'True') return emit('CT002', resource, `tenant ${goQuote(t.tenantID)} is within its quota`);
+      const entries = t.indexEntries === undefined ? 'unknown' : String(t.indexEntries);
+      const quota = t.maxIndexEntries === undefined ? 'unset' : String(t.maxIndexEntries);
+      const detail = exceeded.message === '' ? '' : ` — ${exceeded.message}`;
+      return emit('CT001', resource, `QuotaExceeded=True for tenant ${goQuote(t.tenantID)}: ${entries} index entries, maxIndexEntries quota ${quota}${detail}`);
+    });
+  },
+});

@@ -1,10 +1,29 @@
-import type { CacheBackend, Pod } from '../cluster/state.ts';
-import { emitterFor, type Finding } from '../report/finding.ts';
-import { goQuote, goQuoteList } from '../report/gofmt.ts';
-import { byteCompare, hasSelector, selectorMatches } from './helpers.ts';
-import type { CheckInput } from './input.ts';
+import { engineSelectorSelects, hasSelector } from '../cluster/label-selector.ts';
+import type { CacheBackend, EventRecord, Pod } from '../cluster/state.ts';
+import { goQuote, goQuoteList } from '../go/quote.ts';
+import type { Finding } from '../report/finding.ts';
+import { API001 } from './api-read.ts';
+import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { byteCompare } from './helpers.ts';
 
-const emit = emitterFor('EnginePodInjectionAudit');
+const NAME = 'EnginePodInjectionAudit';
+
+const CODES = {
+  API001,
+  EP001: {
+    status: 'WARN',
+    meaning: 'An engine pod selected by a CacheBackend carries no injection marker.',
+    hint: "Restart the pod's workload (kubectl rollout restart) so that the mutating webhook sees it; if it stays uninjected, check the webhook's configuration, its Service and the controller's logs.",
+  },
+  EP002: { status: 'OK', meaning: 'An engine pod selected by a CacheBackend was injected (validated annotation or Event).', hint: 'Nothing to do.' },
+  EP003: {
+    status: 'WARN',
+    meaning: 'An engine pod is selected by more than one CacheBackend in its namespace.',
+    hint: "Make the engineSelectors of the CacheBackends in that namespace disjoint, so each engine pod is served by exactly one backend.",
+  },
+} as const satisfies Record<string, CodeDeclaration>;
+
+const emit = emitterFor(NAME, CODES);
 
 /** Annotations the pod webhook stamps on an engine pod it injected. */
 export const INJECTED_BY = 'inferencecache.io/injected-by';
@@ -25,32 +44,39 @@ function hasValidAnnotation(pod: Pod, backend: CacheBackend): boolean {
 /**
  * EnginePodInjectionAudit: every pod selected by exactly one CacheBackend of its namespace must carry
  * proof of injection: the annotation pair naming that backend and its uid, or an injection Event
- * recorded for the pod's current uid. A pod selected by several backends is ambiguous.
+ * recorded for the pod's current uid. A pod selected by several backends is ambiguous. Pods and Events
+ * are looked at only when some backend has a selector.
  */
-export function enginePodInjectionAudit({ state }: CheckInput): Finding[] {
-  const { cacheBackends, pods, events } = state;
-  if (!cacheBackends.ok) return [emit('API001', 'CacheBackend', `listing CacheBackend objects failed: ${cacheBackends.error}`)];
-  const byNamespace = new Map<string, CacheBackend[]>();
-  for (const b of cacheBackends.items) {
-    if (!hasSelector(b.matchLabels)) continue;
-    const group = byNamespace.get(b.namespace) ?? [];
-    group.push(b);
-    byNamespace.set(b.namespace, group);
-  }
-  if (byNamespace.size === 0) return [];
-  for (const group of byNamespace.values()) group.sort((x, y) => byteCompare(x.name, y.name));
+export const enginePodInjectionAudit = defineCheck({
+  name: NAME,
+  codes: CODES,
+  reads: { cacheBackends: 'items', pods: 'items', events: 'items' },
+  probes: {},
+  judge({ state }) {
+    const byNamespace = new Map<string, CacheBackend[]>();
+    for (const b of state.cacheBackends) {
+      if (!hasSelector(b.matchLabels)) continue;
+      const group = byNamespace.get(b.namespace) ?? [];
+      group.push(b);
+      byNamespace.set(b.namespace, group);
+    }
+    if (byNamespace.size === 0) return [];
+    for (const group of byNamespace.values()) group.sort((x, y) => byteCompare(x.name, y.name));
+    return judgePods(state.pods, state.events, byNamespace);
+  },
+});
 
-  if (!pods.ok) return [emit('API001', 'Pod', `listing Pod objects failed: ${pods.error}`)];
-  if (!events.ok) return [emit('API001', 'Event', `listing Event objects failed: ${events.error}`)];
+/** The finding of each selected pod, in list order. */
+function judgePods(pods: readonly Pod[], events: readonly EventRecord[], byNamespace: ReadonlyMap<string, readonly CacheBackend[]>): Finding[] {
   const injectedUids = new Set(
-    events.items
+    events
       .filter((e) => e.reason === INJECTED_EVENT_REASON && e.involved.kind === 'Pod' && e.involved.uid !== '')
       .map((e) => e.involved.uid),
   );
 
   const findings: Finding[] = [];
-  for (const pod of pods.items) {
-    const candidates = (byNamespace.get(pod.namespace) ?? []).filter((b) => selectorMatches(b.matchLabels, pod.labels));
+  for (const pod of pods) {
+    const candidates = (byNamespace.get(pod.namespace) ?? []).filter((b) => engineSelectorSelects(b.matchLabels, pod.labels));
     const resource = `pod/${pod.namespace}/${pod.name}`;
     const [only, ...others] = candidates;
     if (only === undefined) continue;

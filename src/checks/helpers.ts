@@ -1,24 +1,5 @@
 import type { Condition } from '../cluster/state.ts';
 
-/**
- * Whether an equality selector selects a set of labels. An empty or absent selector selects nothing,
- * and a missing label reads as the empty string, so a pair `k: ""` selects pods without label `k`.
- */
-export function selectorMatches(
-  matchLabels: Readonly<Record<string, string>> | undefined,
-  labels: Readonly<Record<string, string>>,
-): boolean {
-  if (!hasSelector(matchLabels)) return false;
-  return Object.entries(matchLabels).every(([k, v]) => (labels[k] ?? '') === v);
-}
-
-/** Whether a selector has at least one pair (only such a selector selects anything). */
-export function hasSelector(
-  matchLabels: Readonly<Record<string, string>> | undefined,
-): matchLabels is Readonly<Record<string, string>> {
-  return matchLabels !== undefined && Object.keys(matchLabels).length > 0;
-}
-
 /** The first condition of the given type, matched exactly. */
 export function conditionOf(conditions: readonly Condition[], type: string): Condition | undefined {
   return conditions.find((c) => c.type === type);

@@ -2,11 +2,44 @@ import { installPods, isTerminated } from '../cluster/install.ts';
 import { PULL_SECRET_KEYS } from '../cluster/project-pull-secret.ts';
 import { pullSecretRefs, secretKey, type PullSecretRef } from '../cluster/pull-secret-refs.ts';
 import type { PullSecretLookup } from '../cluster/state.ts';
-import { emitterFor, type Finding } from '../report/finding.ts';
-import { goQuote } from '../report/gofmt.ts';
-import type { CheckInput } from './input.ts';
+import { goQuote } from '../go/quote.ts';
+import type { Finding } from '../report/finding.ts';
+import { API001 } from './api-read.ts';
+import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
 
-const emit = emitterFor('ImagePullability');
+const NAME = 'ImagePullability';
+
+const CODES = {
+  API001,
+  IP001: {
+    status: 'WARN',
+    meaning: 'An image pull secret named by a pod of the install or its ServiceAccount does not exist.',
+    hint: 'Create the secret in that namespace (kubectl create secret docker-registry …) or remove the reference; a private registry refuses pulls without it.',
+  },
+  IP002: {
+    status: 'WARN',
+    meaning: 'An image pull secret has a type the kubelet does not take registry credentials from.',
+    hint: 'Recreate the secret with type kubernetes.io/dockerconfigjson (kubectl create secret docker-registry does this).',
+  },
+  IP003: {
+    status: 'WARN',
+    meaning: 'An image pull secret lacks its credentials key, is not valid JSON, or has no auths object.',
+    hint: 'Recreate the secret from a working registry login (kubectl create secret docker-registry, or --from-file=.dockerconfigjson=config.json).',
+  },
+  IP004: {
+    status: 'WARN',
+    meaning: 'A container of the install waits in ImagePullBackOff or ErrImagePull.',
+    hint: "Read the registry's message in the finding: a wrong image name or tag, missing credentials, or a registry the node cannot reach.",
+  },
+  IP005: {
+    status: 'INFO',
+    meaning: 'An image pull secret could not be read (e.g. forbidden), so it was not verified.',
+    hint: "List the secret's name in the chart's rbac.pullSecretNames to let the doctor read it by name (only its type and shape are kept).",
+  },
+  IP006: { status: 'OK', meaning: 'An image pull secret exists and holds well-formed registry credentials.', hint: 'Nothing to do.' },
+} as const satisfies Record<string, CodeDeclaration>;
+
+const emit = emitterFor(NAME, CODES);
 
 /** The waiting reasons of a container whose image could not be pulled. */
 export const PULL_FAILURE_REASONS: ReadonlySet<string> = new Set(['ImagePullBackOff', 'ErrImagePull']);
@@ -63,30 +96,31 @@ function judgeSecret(ref: PullSecretRef, lookup: PullSecretLookup | undefined): 
  * ServiceAccount, exists and holds a credentials document the kubelet can use; and no container of
  * those pods waits in ImagePullBackOff or ErrImagePull. Secrets are read by name and judged by type
  * and shape only: no message carries any of their content. A secret the doctor may not read is
- * reported as unverified (INFO), not skipped. The check judges only runs that read pull secrets (every
- * run against a cluster does).
+ * reported as unverified (INFO), not skipped.
  */
-export function imagePullability({ state }: CheckInput): Finding[] {
-  const { pods, serviceAccounts, cacheBackends, pullSecrets } = state;
-  if (pullSecrets === undefined) return [];
-  if (!pods.ok) return [emit('API001', 'Pod', `listing Pod objects failed, so no pull secret or image pull could be judged: ${pods.error}`)];
-  const backends = cacheBackends.ok ? cacheBackends.items : [];
-  const live = installPods(pods.items, backends).filter(({ pod }) => !isTerminated(pod));
-  if (live.length === 0) return [];
-  const findings: Finding[] = [];
-  if (serviceAccounts !== undefined && !serviceAccounts.ok) {
-    findings.push(
-      emit('API001', 'ServiceAccount', `listing ServiceAccount objects failed, so pull secrets named by ServiceAccounts were not checked: ${serviceAccounts.error}`),
-    );
-  }
-  const refs = pullSecretRefs(pods.items, backends, serviceAccounts?.ok === true ? serviceAccounts.items : []);
-  for (const ref of refs) findings.push(judgeSecret(ref, pullSecrets.get(secretKey(ref.namespace, ref.name))));
-  for (const { pod } of live) {
-    for (const w of pod.waiting ?? []) {
-      if (!PULL_FAILURE_REASONS.has(w.reason)) continue;
-      const said = w.message === '' ? 'no message' : goQuote(w.message);
-      findings.push(emit('IP004', `pod/${pod.namespace}/${pod.name}`, `container ${goQuote(w.container)} (image ${goQuote(w.image)}) is waiting in ${w.reason}: ${said}`));
+export const imagePullability = defineCheck({
+  name: NAME,
+  codes: CODES,
+  reads: { pods: 'items', pullSecrets: 'read', serviceAccounts: 'read', cacheBackends: 'read' },
+  probes: {},
+  judge({ state }) {
+    const { pods, serviceAccounts, cacheBackends, pullSecrets } = state;
+    const backends = cacheBackends.ok ? cacheBackends.items : [];
+    const live = installPods(pods, backends).filter(({ pod }) => !isTerminated(pod));
+    if (live.length === 0) return [];
+    const findings: Finding[] = [];
+    if (!serviceAccounts.ok) {
+      findings.push(emit('API001', 'ServiceAccount', `listing ServiceAccount objects failed, so pull secrets named by ServiceAccounts were not checked: ${serviceAccounts.error}`));
     }
-  }
-  return findings;
-}
+    const refs = pullSecretRefs(pods, backends, serviceAccounts.ok ? serviceAccounts.items : []);
+    for (const ref of refs) findings.push(judgeSecret(ref, pullSecrets.get(secretKey(ref.namespace, ref.name))));
+    for (const { pod } of live) {
+      for (const w of pod.waiting ?? []) {
+        if (!PULL_FAILURE_REASONS.has(w.reason)) continue;
+        const said = w.message === '' ? 'no message' : goQuote(w.message);
+        findings.push(emit('IP004', `pod/${pod.namespace}/${pod.name}`, `container ${goQuote(w.container)} (image ${goQuote(w.image)}) is waiting in ${w.reason}: ${said}`));
+      }
+    }
+    return findings;
+  },
+});

@@ -1,19 +1,39 @@
-import { emitterFor, type Finding } from '../report/finding.ts';
-import { goQuote } from '../report/gofmt.ts';
-import type { CheckInput } from './input.ts';
+import { goQuote } from '../go/quote.ts';
+import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
 
-const emit = emitterFor('NamespaceScope');
+const NAME = 'NamespaceScope';
+
+const CODES = {
+  NS001: {
+    status: 'FAIL',
+    meaning: 'The namespace given with --namespace does not exist, so nothing in it was checked.',
+    hint: 'Check the spelling of --namespace (kubectl get namespaces), or leave it out to check every namespace.',
+  },
+  NS002: {
+    status: 'INFO',
+    meaning: 'Whether the namespace given with --namespace exists could not be verified.',
+    hint: 'Grant the doctor get on namespaces (the chart does) to tell an empty namespace from a missing one.',
+  },
+} as const satisfies Record<string, CodeDeclaration>;
+
+const emit = emitterFor(NAME, CODES);
 
 /**
  * NamespaceScope: a `--namespace` that does not exist would make every list empty and the run look
- * clean while nothing was checked, so it is reported.
+ * clean while nothing was checked, so it is reported. Runs only when a namespace was named.
  */
-export function namespaceScope({ state, namespace }: CheckInput): Finding[] {
-  const lookup = state.namespace;
-  if (namespace === '' || lookup === undefined || lookup.kind === 'found') return [];
-  const resource = `namespace/${namespace}`;
-  if (lookup.kind === 'not-found') {
-    return [emit('NS001', resource, `namespace ${goQuote(namespace)} given with --namespace does not exist, so nothing was checked there; check its spelling`)];
-  }
-  return [emit('NS002', resource, `whether namespace ${goQuote(namespace)} exists could not be verified: ${lookup.error}`)];
-}
+export const namespaceScope = defineCheck({
+  name: NAME,
+  codes: CODES,
+  reads: { scopeNamespace: 'read' },
+  probes: {},
+  judge({ state, namespace }) {
+    const lookup = state.scopeNamespace;
+    if (namespace === '' || lookup.kind === 'found') return [];
+    const resource = `namespace/${namespace}`;
+    if (lookup.kind === 'not-found') {
+      return [emit('NS001', resource, `namespace ${goQuote(namespace)} given with --namespace does not exist, so nothing was checked there; check its spelling`)];
+    }
+    return [emit('NS002', resource, `whether namespace ${goQuote(namespace)} exists could not be verified: ${lookup.error}`)];
+  },
+});

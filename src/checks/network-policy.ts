@@ -1,13 +1,38 @@
 import { SERVER_POD_LABELS } from '../cluster/install.ts';
+import { describeSelector, isEmptySelector, matchSelector, type KnownLabels, type Verdict } from '../cluster/label-selector.ts';
 import type { DoctorPod } from '../cluster/pod-identity.ts';
 import type { IngressRule, NamespaceLookup, NetworkPolicyRecord, Pod, PolicyPeer, PolicyPort } from '../cluster/state.ts';
+import { goQuote } from '../go/quote.ts';
 import type { HttpResult } from '../probes/results.ts';
-import { emitterFor, type Finding } from '../report/finding.ts';
-import { goQuote } from '../report/gofmt.ts';
-import type { CheckInput } from './input.ts';
-import { describeSelector, isEmptySelector, matchSelector, type KnownLabels, type Verdict } from './label-selector.ts';
+import type { Finding } from '../report/finding.ts';
+import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
 
-const emit = emitterFor('NetworkPolicyReachability');
+const NAME = 'NetworkPolicyReachability';
+
+const CODES = {
+  NP001: {
+    status: 'WARN',
+    meaning: "A :8081 probe got no answer and the NetworkPolicies selecting the server pod do not admit the doctor's pod to port 8081.",
+    hint: "Run the doctor as a pod the named policy admits (the chart's Helm test wears the controller's labels in the server's namespace), or add the missing labels the finding names.",
+  },
+  NP002: {
+    status: 'INFO',
+    meaning: "A :8081 probe got no answer from outside the cluster; lists the sources the server pod's NetworkPolicies admit.",
+    hint: "From a workstation :8081 is fenced off by design: run the chart's Helm test, or port-forward to the server and pass --server-endpoint.",
+  },
+  NP003: {
+    status: 'INFO',
+    meaning: 'A :8081 probe got no answer, but no NetworkPolicy blocks the doctor: the cause is elsewhere.',
+    hint: "Look at the server pods (Running, listening on 8081), the Service's endpoints and any proxy or mesh on the path.",
+  },
+  NP004: {
+    status: 'INFO',
+    meaning: 'A :8081 probe got no answer and whether a NetworkPolicy is the cause could not be judged.',
+    hint: "Let the doctor read pods, NetworkPolicies and its own namespace (the chart grants these) and give it its labels file (the chart mounts it), then run again.",
+  },
+} as const satisfies Record<string, CodeDeclaration>;
+
+const emit = emitterFor(NAME, CODES);
 
 /** The port the server's controller-facing listener binds in its pod (upstream R-9.2.2). */
 export const CONTROLLER_FACING_PORT = 8081;
@@ -224,29 +249,38 @@ function describeTrigger(failed: readonly { route: string; error: string }[], ba
  * name resolved against the server pod's container ports) and whose `from` admits the source. In a pod
  * the doctor matches its own namespace (and that namespace's labels) and labels against each rule,
  * and names what it lacks; outside the cluster it lists the sources that are admitted.
+ * The policies, pods and own namespace are read only when the server probes run.
  */
-export function networkPolicyReachability({ state, probes, namespace, self }: CheckInput): Finding[] {
-  const server = probes.server;
-  const { networkPolicies, pods } = state;
-  if (server === undefined || server.location.kind !== 'found' || networkPolicies === undefined) return [];
-  const failed = unanswered([
-    ['GET /snapshot', server.snapshot],
-    ['HEAD /policy', server.policy],
-    ['HEAD /probe', server.probe],
-  ]);
-  if (failed.length === 0) return [];
-  const base = server.location.httpBase;
-  const trigger = describeTrigger(failed, base);
-  if (!pods.ok) return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing Pod objects failed: ${pods.error}`)];
-  if (!networkPolicies.ok) {
-    return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing NetworkPolicy objects failed: ${networkPolicies.error}`)];
-  }
-  const servers = pods.items.filter((p) => Object.entries(SERVER_POD_LABELS).every(([k, v]) => p.labels[k] === v));
-  if (servers.length === 0) {
-    const scope = namespace === '' ? 'in any namespace' : `in namespace ${goQuote(namespace)} (--namespace)`;
-    const labels = Object.entries(SERVER_POD_LABELS).map(([k, v]) => `${k}=${v}`).join(',');
-    return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: no pod labelled ${labels} was found ${scope}`)];
-  }
-  const me = self === undefined ? undefined : selfOf(self, state.podNamespace);
-  return groupServers(servers).map((g) => judgeServer(g, networkPolicies.items, me, trigger));
-}
+export const networkPolicyReachability = defineCheck({
+  name: NAME,
+  codes: CODES,
+  reads: { networkPolicies: 'read', pods: 'read', ownNamespace: 'optional' },
+  probes: { server: 'required' },
+  judge({ state, probes, namespace, self }) {
+    const server = probes.server;
+    if (server.location.kind !== 'found') return [];
+    const failed = unanswered([
+      ['GET /snapshot', server.snapshot],
+      ['HEAD /policy', server.policy],
+      ['HEAD /probe', server.probe],
+    ]);
+    if (failed.length === 0) return [];
+    const base = server.location.httpBase;
+    const trigger = describeTrigger(failed, base);
+    const { networkPolicies, pods } = state;
+    if (!pods.ok) return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing Pod objects failed: ${pods.error}`)];
+    if (!networkPolicies.ok) {
+      return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing NetworkPolicy objects failed: ${networkPolicies.error}`)];
+    }
+    const servers = pods.items.filter((p) => Object.entries(SERVER_POD_LABELS).every(([k, v]) => p.labels[k] === v));
+    if (servers.length === 0) {
+      const scope = namespace === '' ? 'in any namespace' : `in namespace ${goQuote(namespace)} (--namespace)`;
+      const labels = Object.entries(SERVER_POD_LABELS)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(',');
+      return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: no pod labelled ${labels} was found ${scope}`)];
+    }
+    const me = self === undefined ? undefined : selfOf(self, state.ownNamespace);
+    return groupServers(servers).map((g) => judgeServer(g, networkPolicies.items, me, trigger));
+  },
+});

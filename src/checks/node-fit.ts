@@ -1,12 +1,34 @@
 import { installPods, type InstallPod } from '../cluster/install.ts';
 import type { NodeRecord } from '../cluster/state.ts';
-import { emitterFor, type Finding } from '../report/finding.ts';
-import { goQuote } from '../report/gofmt.ts';
-import type { CheckInput } from './input.ts';
+import { goQuote } from '../go/quote.ts';
+import type { Finding } from '../report/finding.ts';
+import { API001 } from './api-read.ts';
+import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
 import { amountsOf, describeAmounts, effectiveRequests, shortfalls, type Amounts } from './pod-requests.ts';
 import { formatQuantity } from './quantity.ts';
 
-const emit = emitterFor('NodeFit');
+const NAME = 'NodeFit';
+
+const CODES = {
+  API001,
+  NF001: {
+    status: 'FAIL',
+    meaning: 'A pending pod of the install fits no Ready, schedulable node: no single node has the allocatable for all of its requests.',
+    hint: "Lower the pod's requests, or add a node (or a node pool the autoscaler can grow) whose allocatable holds all of them at once, extended resources such as GPUs included.",
+  },
+  NF002: {
+    status: 'WARN',
+    meaning: "A pod of the install is Unschedulable although some node's allocatable would fit it (capacity in use, taints, affinity).",
+    hint: "Read the scheduler's message in the finding: free capacity on a fitting node, or relax the taints, node selectors or affinity that keep the pod off it.",
+  },
+  NF003: {
+    status: 'OK',
+    meaning: 'A pending pod of the install fits the allocatable of at least one Ready, schedulable node.',
+    hint: 'Nothing to do; the scheduler has not placed it yet.',
+  },
+} as const satisfies Record<string, CodeDeclaration>;
+
+const emit = emitterFor(NAME, CODES);
 
 /** How many nodes a message names before it says "and N more". */
 const NAMED_NODES = 3;
@@ -76,17 +98,20 @@ function judgePod({ pod }: InstallPod, candidates: readonly Candidate[], nodes: 
  * compared with the allocatable of each Ready, uncordoned node. A pod fits only when one node holds
  * all of its effective request (see `effectiveRequests`); CPU on one node and the GPU on another is
  * no fit. Taints, affinity and capacity in use are the scheduler's business: when it calls a pod
- * Unschedulable although a node would fit, its message is quoted.
+ * Unschedulable although a node would fit, its message is quoted. The nodes are looked at only when
+ * some pod is pending.
  */
-export function nodeFit({ state }: CheckInput): Finding[] {
-  const { pods, nodes, cacheBackends } = state;
-  if (nodes === undefined) return [];
-  if (!pods.ok) return [emit('API001', 'Pod', `listing Pod objects failed, so no pod's node fit could be judged: ${pods.error}`)];
-  const pending = installPods(pods.items, cacheBackends.ok ? cacheBackends.items : []).filter(
-    ({ pod }) => pod.phase === 'Pending' && pod.nodeName === undefined,
-  );
-  if (pending.length === 0) return [];
-  if (!nodes.ok) return [emit('API001', 'Node', `listing Node objects failed, so ${pending.length} pending pod(s) of the install could not be judged: ${nodes.error}`)];
-  const candidates = nodes.items.filter((n) => n.ready && !n.unschedulable).map((node) => ({ node, allocatable: amountsOf(node.allocatable) }));
-  return pending.map((p) => judgePod(p, candidates, nodes.items));
-}
+export const nodeFit = defineCheck({
+  name: NAME,
+  codes: CODES,
+  reads: { pods: 'items', nodes: 'items', cacheBackends: 'read' },
+  probes: {},
+  judge({ state }) {
+    const backends = state.cacheBackends.ok ? state.cacheBackends.items : [];
+    const pending = installPods(state.pods, backends).filter(({ pod }) => pod.phase === 'Pending' && pod.nodeName === undefined);
+    if (pending.length === 0) return [];
+    const nodes = state.nodes;
+    const candidates = nodes.filter((n) => n.ready && !n.unschedulable).map((node) => ({ node, allocatable: amountsOf(node.allocatable) }));
+    return pending.map((p) => judgePod(p, candidates, nodes));
+  },
+});

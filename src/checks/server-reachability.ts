@@ -1,34 +1,51 @@
-import { emitterFor, type Finding } from '../report/finding.ts';
-import type { CheckInput } from './input.ts';
+import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
 
-const emit = emitterFor('ServerReachability');
+const NAME = 'ServerReachability';
+
+const CODES = {
+  SV001: {
+    status: 'FAIL',
+    meaning: 'The gRPC health check of the cache-plane server failed, or the server could not be located.',
+    hint: 'Check that the inference-cache-server Service exists and has ready endpoints and that its pods are Running, or pass --server-endpoint host:port; the error names what failed.',
+  },
+  SV002: {
+    status: 'FAIL',
+    meaning: 'The cache-plane server answered its health check with a status other than SERVING.',
+    hint: "Read the server pods' logs for why they report NOT_SERVING (a backing store or the index not ready yet) and restart them once the cause is fixed.",
+  },
+  SV003: { status: 'OK', meaning: 'The cache-plane server reports SERVING over gRPC.', hint: 'Nothing to do.' },
+} as const satisfies Record<string, CodeDeclaration>;
+
+const emit = emitterFor(NAME, CODES);
 
 /**
  * ServerReachability: the gRPC health of the cache-plane server. Also the one place that reports a
  * server that could not be located (then with no resource, and no HTTP probe findings follow).
  */
-export function serverReachability({ probes }: CheckInput): Finding[] {
-  const server = probes.server;
-  if (server === undefined) return [];
-  const { location, health } = server;
-  if (location.kind === 'failed') {
-    return [
-      emit(
-        'SV001',
-        undefined,
-        `the cache-plane server could not be located: ${location.error}. Pass --server-endpoint, or check the inference-cache-server Service and that this identity may get and list Services`,
-      ),
-    ];
-  }
-  const target = location.grpcTarget;
-  if (health === undefined) {
-    return [emit('SV001', target, 'no gRPC connection to the cache-plane server could be set up; pass --server-endpoint (host:port) or check the inference-cache-server Service')];
-  }
-  if (health.kind === 'error') {
-    return [emit('SV001', target, `the gRPC health check did not succeed: ${health.error}`)];
-  }
-  if (health.status !== 'SERVING') {
-    return [emit('SV002', target, `the server reports health status ${health.status}; a working server reports SERVING`)];
-  }
-  return [emit('SV003', target, 'the server reports SERVING over gRPC health')];
-}
+export const serverReachability = defineCheck({
+  name: NAME,
+  codes: CODES,
+  reads: {},
+  probes: { server: 'required' },
+  judge({ probes }) {
+    const { location, health } = probes.server;
+    if (location.kind === 'failed') {
+      return [
+        emit(
+          'SV001',
+          undefined,
+          `the cache-plane server could not be located: ${location.error}. Pass --server-endpoint, or check the inference-cache-server Service and that this identity may get and list Services`,
+        ),
+      ];
+    }
+    const target = location.grpcTarget;
+    if (health === undefined) {
+      return [emit('SV001', target, 'no gRPC connection to the cache-plane server could be set up; pass --server-endpoint (host:port) or check the inference-cache-server Service')];
+    }
+    if (health.kind === 'error') return [emit('SV001', target, `the gRPC health check did not succeed: ${health.error}`)];
+    if (health.status !== 'SERVING') {
+      return [emit('SV002', target, `the server reports health status ${health.status}; a working server reports SERVING`)];
+    }
+    return [emit('SV003', target, 'the server reports SERVING over gRPC health')];
+  },
+});

@@ -1,7 +1,32 @@
-import { emitterFor, type Finding } from '../report/finding.ts';
-import type { CheckInput } from './input.ts';
+import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
 
-const emit = emitterFor('SnapshotReachability');
+const NAME = 'SnapshotReachability';
+
+const CODES = {
+  SN001: {
+    status: 'FAIL',
+    meaning: 'GET /snapshot could not be sent, did not connect, or answered an unexpected HTTP status.',
+    hint: "Check that the server's controller-facing listener (:8081) is up and reachable from where the doctor runs; run the doctor in-cluster with the chart's Helm test, which passes the NetworkPolicy in front of it.",
+  },
+  SN002: {
+    status: 'WARN',
+    meaning: 'GET /snapshot answered 200 but its body was unreadable, not JSON, or over the size cap.',
+    hint: "Look at the server's logs around the time of the run: a truncated or non-JSON snapshot means the server failed while serializing its index.",
+  },
+  SN003: {
+    status: 'INFO',
+    meaning: 'GET /snapshot answered 200 although no bearer token was sent.',
+    hint: "If this install should enforce snapshot authentication, check the server's auth flags; otherwise give the doctor a token so that the check proves the authenticated path.",
+  },
+  SN004: { status: 'OK', meaning: 'GET /snapshot answered 200 with a JSON body.', hint: 'Nothing to do.' },
+  SN005: {
+    status: 'WARN',
+    meaning: 'GET /snapshot is reachable but refused the token (HTTP 401 or 403).',
+    hint: "Run the doctor with a token of the audience inferencecache.io/controller issued to the controller's ServiceAccount (--snapshot-token-file; the chart's default identity does this).",
+  },
+} as const satisfies Record<string, CodeDeclaration>;
+
+const emit = emitterFor(NAME, CODES);
 
 /** Size of the body cap, for messages: the probe reports the exact limit it applied. */
 function mib(bytes: number): string {
@@ -12,54 +37,58 @@ function mib(bytes: number): string {
  * SnapshotReachability: GET /snapshot with the doctor's bearer token. 401/403 prove the route is
  * guarded but not that the snapshot is sound; only a 200 with JSON does.
  */
-export function snapshotReachability({ probes }: CheckInput): Finding[] {
-  const server = probes.server;
-  if (server === undefined || server.location.kind !== 'found') return [];
-  const url = `${server.location.httpBase}/snapshot`;
-  const result = server.snapshot;
-  if (result === undefined) {
-    return [emit('SN001', url, 'the /snapshot endpoint of the server could not be worked out; pass --server-endpoint or check the inference-cache-server Service')];
-  }
-  switch (result.kind) {
-    case 'build-error':
-      return [emit('SN001', url, `the GET /snapshot request could not be built: ${result.error}`)];
-    case 'transport-error':
-      return [emit('SN001', url, `GET /snapshot did not complete: ${result.error}`)];
-    case 'response':
-      break;
-  }
-  const { status, body } = result;
-  if (status === 401 || status === 403) {
+export const snapshotReachability = defineCheck({
+  name: NAME,
+  codes: CODES,
+  reads: {},
+  probes: { server: 'required' },
+  judge({ probes }) {
+    const server = probes.server;
+    if (server.location.kind !== 'found') return [];
+    const url = `${server.location.httpBase}/snapshot`;
+    const result = server.snapshot;
+    if (result === undefined) {
+      return [emit('SN001', url, 'the /snapshot endpoint of the server could not be worked out; pass --server-endpoint or check the inference-cache-server Service')];
+    }
+    switch (result.kind) {
+      case 'build-error':
+        return [emit('SN001', url, `the GET /snapshot request could not be built: ${result.error}`)];
+      case 'transport-error':
+        return [emit('SN001', url, `GET /snapshot did not complete: ${result.error}`)];
+      case 'response':
+        break;
+    }
+    const { status, body } = result;
+    if (status === 401 || status === 403) {
+      return [
+        emit(
+          'SN005',
+          url,
+          `/snapshot answered HTTP ${status}: the route enforces authentication and the doctor's token was missing or refused. Give the doctor an audience-bound controller token with --snapshot-token-file to verify the snapshot body`,
+        ),
+      ];
+    }
+    if (status !== 200) return [emit('SN001', url, `GET /snapshot answered HTTP ${status}; a working server answers 200`)];
+    switch (body?.kind) {
+      case 'read-error':
+        return [emit('SN002', url, `GET /snapshot answered 200, but reading the body failed: ${body.error}`)];
+      case 'too-large':
+        return [emit('SN002', url, `GET /snapshot answered 200, but the body is larger than the ${mib(body.limitBytes)} cap, so it was not parsed`)];
+      case 'not-json':
+      case undefined:
+        return [emit('SN002', url, 'GET /snapshot answered 200, but the body is not valid JSON')];
+      case 'json':
+        break;
+    }
+    const ok = emit('SN004', url, 'GET /snapshot answered 200 with a body that parses as JSON');
+    if (server.tokenSent) return [ok];
     return [
+      ok,
       emit(
-        'SN005',
+        'SN003',
         url,
-        `/snapshot answered HTTP ${status}: the route enforces authentication and the doctor's token was missing or refused. Give the doctor an audience-bound controller token with --snapshot-token-file to verify the snapshot body`,
+        '/snapshot answered 200 although no bearer token was sent: either no token was available to the doctor, or this install does not enforce snapshot authentication',
       ),
     ];
-  }
-  if (status !== 200) {
-    return [emit('SN001', url, `GET /snapshot answered HTTP ${status}; a working server answers 200`)];
-  }
-  switch (body?.kind) {
-    case 'read-error':
-      return [emit('SN002', url, `GET /snapshot answered 200, but reading the body failed: ${body.error}`)];
-    case 'too-large':
-      return [emit('SN002', url, `GET /snapshot answered 200, but the body is larger than the ${mib(body.limitBytes)} cap, so it was not parsed`)];
-    case 'not-json':
-    case undefined:
-      return [emit('SN002', url, 'GET /snapshot answered 200, but the body is not valid JSON')];
-    case 'json':
-      break;
-  }
-  const ok = emit('SN004', url, 'GET /snapshot answered 200 with a body that parses as JSON');
-  if (server.tokenSent) return [ok];
-  return [
-    ok,
-    emit(
-      'SN003',
-      url,
-      '/snapshot answered 200 although no bearer token was sent: either no token was available to the doctor, or this install does not enforce snapshot authentication',
-    ),
-  ];
-}
+  },
+});

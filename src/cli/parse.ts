@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/render/index.ts';
-import { parseGoDuration } from './duration.ts';
+import { parseGoDuration } from '../go/duration.ts';
 import { UsageError, type Command, type DoctorOptions } from './options.ts';
 import { parseServerEndpoint } from './server-endpoint.ts';
 

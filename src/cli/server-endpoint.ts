@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { splitHostPort } from '../probes/hostport.ts';
+import { splitHostPort } from '../go/hostport.ts';
 import { UsageError, type ServerEndpoint } from './options.ts';
 
 /** The gRPC port of the cache-plane server when `--server-endpoint` names none. */

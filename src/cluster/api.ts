@@ -1,5 +1,6 @@
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { request, type Dispatcher } from 'undici';
+import { describeError } from '../text/errors.ts';
 import type { Read } from './state.ts';
 
 /** Items per page of a paginated list. */
@@ -17,14 +18,6 @@ export type ListResult<T> = Read<T> | { readonly ok: false; readonly error: stri
 export interface ApiStats {
   requests: number;
   bytes: number;
-}
-
-function oneLine(err: unknown): string {
-  if (err instanceof Error) {
-    const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-    return `${err.message}${cause}`.split('\n')[0] ?? '';
-  }
-  return String(err);
 }
 
 /** The message of a Kubernetes `Status` body, if the body is one. */
@@ -77,7 +70,7 @@ export class KubeApi {
       return { ok: true, body: JSON.parse(text) };
     } catch (err) {
       if (signal.aborted) return { ok: false, error: `no answer from the API server at ${this.server} before the deadline` };
-      return { ok: false, error: oneLine(err) };
+      return { ok: false, error: describeError(err) };
     }
   }
 

@@ -1,5 +1,5 @@
 import type { KubeApi } from './api.ts';
-import { READS, collectionPath } from './reads.ts';
+import { SERVER_DISCOVERY, collectionPath } from './reads.ts';
 
 /** The Service of the cache-plane server and the namespace it is looked for first. */
 export const SERVER_SERVICE = 'inference-cache-server';
@@ -14,14 +14,14 @@ export type DiscoveryResult = { readonly ok: true; readonly namespace: string } 
  * Forbidden or a timeout is reported as it is. `--namespace` never narrows this search.
  */
 export async function discoverServerNamespace(api: KubeApi, signal: AbortSignal): Promise<DiscoveryResult> {
-  const services = collectionPath(READS.services, SYSTEM_NAMESPACE);
+  const services = collectionPath(SERVER_DISCOVERY, SYSTEM_NAMESPACE);
   const direct = await api.get(`${services}/${SERVER_SERVICE}`, signal);
   if (direct.ok) return { ok: true, namespace: SYSTEM_NAMESPACE };
   if (direct.status !== 404) {
     return { ok: false, error: `reading Service ${SYSTEM_NAMESPACE}/${SERVER_SERVICE} failed: ${direct.error}` };
   }
   const all = await api.list(
-    collectionPath(READS.services, ''),
+    collectionPath(SERVER_DISCOVERY, ''),
     (raw) => {
       const meta = (raw as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
       return { name: String(meta?.name ?? ''), namespace: String(meta?.namespace ?? '') };

@@ -1,42 +1,118 @@
 import type { KubeApi, ListResult } from './api.ts';
-import {
-  projectCacheBackend,
-  projectCachePolicy,
-  projectCacheTenant,
-  projectEvent,
-  projectPod,
-} from './project.ts';
+import { projectCacheBackend, projectCachePolicy, projectCacheTenant, projectEvent, projectPod } from './project.ts';
 import { projectNetworkPolicy } from './project-network-policy.ts';
 import { projectNode } from './project-node.ts';
 import { projectServiceAccount } from './project-pull-secret.ts';
 import { pullSecretRefs } from './pull-secret-refs.ts';
 import { readPullSecrets } from './pull-secrets.ts';
-import { READS, collectionPath, type DeclaredRead } from './reads.ts';
-import type { CacheBackend, ClusterState, NamespaceLookup, Pod, PullSecretLookup, Read, ServiceAccount } from './state.ts';
+import { READS, collectionPath } from './reads.ts';
+import type { ClusterState, ItemOf, ListName, NamespaceLookup, PullSecretLookup, Read, ReadName } from './state.ts';
 import { obj, stringMap } from './wire.ts';
 
-function notServed<T>(read: DeclaredRead, result: ListResult<T>): Read<T> {
-  if (result.ok || !('status' in result) || result.status !== 404 || read.group === '') return result;
-  return { ok: false, error: `the API server does not serve ${read.resource}.${read.group}/${read.version} (is the CRD installed?): ${result.error}` };
+/** The pod the doctor runs in, which is never part of what it judges. */
+export interface PodRef {
+  readonly namespace: string;
+  readonly name: string;
 }
 
-async function listOf<T>(api: KubeApi, read: DeclaredRead, namespace: string, project: (raw: unknown) => T, signal: AbortSignal): Promise<Read<T>> {
-  return notServed(read, await api.list(collectionPath(read, namespace), project, signal));
+/** What one run reads: derived from the checks it runs (`checks/registry.ts`), never chosen by hand. */
+export interface GatherPlan {
+  readonly reads: ReadonlySet<ReadName>;
+  /** The `--namespace` scope of every namespaced list; empty means all namespaces. */
+  readonly namespace: string;
+  /** The doctor's own pod: its namespace is looked up for `ownNamespace`, and the pod is left out of `pods`. */
+  readonly self?: { readonly namespace: string; readonly name?: string | undefined };
+}
+
+/** How each list read turns an API object into the record the checks see. */
+const PROJECTIONS: { readonly [K in ListName]: (raw: unknown) => ItemOf<K> } = {
+  cacheBackends: projectCacheBackend,
+  pods: projectPod,
+  events: projectEvent,
+  cacheTenants: projectCacheTenant,
+  cachePolicies: projectCachePolicy,
+  nodes: projectNode,
+  serviceAccounts: projectServiceAccount,
+  networkPolicies: projectNetworkPolicy,
+};
+
+function notServed<T>(name: ListName, result: ListResult<T>): Read<T> {
+  const { access } = READS[name];
+  if (result.ok) return result;
+  if (!('status' in result) || result.status !== 404 || access.group === '') return { ok: false, error: result.error };
+  return { ok: false, error: `the API server does not serve ${access.resource}.${access.group}/${access.version} (is the CRD installed?): ${result.error}` };
+}
+
+async function listOf<K extends ListName>(api: KubeApi, name: K, namespace: string, signal: AbortSignal): Promise<Read<ItemOf<K>>> {
+  const project = PROJECTIONS[name] as (raw: unknown) => ItemOf<K>;
+  return notServed(name, await api.list(collectionPath(READS[name].access, namespace), project, signal));
 }
 
 async function lookupNamespace(api: KubeApi, namespace: string, signal: AbortSignal): Promise<NamespaceLookup> {
-  const res = await api.get(`${collectionPath(READS.namespaces, '')}/${encodeURIComponent(namespace)}`, signal);
+  const res = await api.get(`${collectionPath(READS.scopeNamespace.access, '')}/${encodeURIComponent(namespace)}`, signal);
   if (res.ok) return { kind: 'found', labels: stringMap(obj(obj(res.body)?.['metadata'])?.['labels']) };
   if (res.status === 404) return { kind: 'not-found' };
   return { kind: 'unknown', error: res.error };
 }
 
-/** What a run reads beyond the collections every run lists. */
-export interface GatherPlan {
-  /** List NetworkPolicies (only worth it when the server probes run). */
-  readonly networkPolicies?: boolean;
-  /** The doctor's own namespace, whose labels NetworkPolicy namespace selectors are matched against. */
-  readonly podNamespace?: string;
+/** The pods read, without the doctor's own pod. */
+function withoutSelf(pods: Read<ItemOf<'pods'>>, self: GatherPlan['self']): Read<ItemOf<'pods'>> {
+  const name = self?.name;
+  if (!pods.ok || self === undefined || name === undefined || name === '') return pods;
+  return { ok: true, items: pods.items.filter((p) => p.namespace !== self.namespace || p.name !== name) };
+}
+
+/** Every read the plan names, plus the reads those are derived from. */
+function closure(reads: ReadonlySet<ReadName>): Set<ReadName> {
+  const all = new Set(reads);
+  for (const name of reads) for (const dependency of (READS[name] as { from?: readonly ReadName[] }).from ?? []) all.add(dependency);
+  return all;
+}
+
+/**
+ * The one gathering pass: each list the plan names is read once, all in parallel, page by page; the
+ * only reads of single objects are the namespaces named by `--namespace` and the doctor's own (one GET
+ * for both when they are the same) and the pull secrets the install names, each once, which start as
+ * soon as the pods, ServiceAccounts and CacheBackends have arrived. A failed read is recorded in the
+ * state, never thrown; the check that needs it reports it.
+ */
+export async function gatherClusterState(api: KubeApi, plan: GatherPlan, signal: AbortSignal): Promise<ClusterState> {
+  const reads = closure(plan.reads);
+  const lists = new Map<ListName, Promise<Read<unknown>>>();
+  const list = <K extends ListName>(name: K): Promise<Read<ItemOf<K>>> => {
+    const pending = lists.get(name) ?? listOf(api, name, plan.namespace, signal);
+    lists.set(name, pending);
+    return pending as Promise<Read<ItemOf<K>>>;
+  };
+  const namespaces = new Map<string, Promise<NamespaceLookup>>();
+  const lookup = (name: string): Promise<NamespaceLookup> => {
+    const pending = namespaces.get(name) ?? lookupNamespace(api, name, signal);
+    namespaces.set(name, pending);
+    return pending;
+  };
+  let ownPodLeftOut: Promise<Read<ItemOf<'pods'>>> | undefined;
+  const pods = () => (ownPodLeftOut ??= list('pods').then((read) => withoutSelf(read, plan.self)));
+  const pending: Promise<readonly [ReadName, ClusterState[ReadName]]>[] = [];
+  const add = (name: ReadName, value: Promise<ClusterState[ReadName]>) => pending.push(value.then((v) => [name, v] as const));
+  for (const name of reads) {
+    switch (name) {
+      case 'pods':
+        add(name, pods());
+        break;
+      case 'pullSecrets':
+        add(name, pullSecretsOf(api, Promise.all([pods(), list('serviceAccounts'), list('cacheBackends')]), signal));
+        break;
+      case 'scopeNamespace':
+        if (plan.namespace !== '') add(name, lookup(plan.namespace));
+        break;
+      case 'ownNamespace':
+        if (plan.self !== undefined && plan.self.namespace !== '') add(name, lookup(plan.self.namespace));
+        break;
+      default:
+        add(name, list(name) as Promise<ClusterState[ReadName]>);
+    }
+  }
+  return Object.fromEntries(await Promise.all(pending)) as ClusterState;
 }
 
 /**
@@ -46,57 +122,11 @@ export interface GatherPlan {
  */
 async function pullSecretsOf(
   api: KubeApi,
-  reads: Promise<[Read<Pod>, Read<ServiceAccount>, Read<CacheBackend>]>,
+  reads: Promise<[Read<ItemOf<'pods'>>, Read<ItemOf<'serviceAccounts'>>, Read<ItemOf<'cacheBackends'>>]>,
   signal: AbortSignal,
 ): Promise<Map<string, PullSecretLookup>> {
   const [pods, serviceAccounts, backends] = await reads;
   if (!pods.ok) return new Map();
   const refs = pullSecretRefs(pods.items, backends.ok ? backends.items : [], serviceAccounts.ok ? serviceAccounts.items : []);
   return readPullSecrets(api, refs, signal);
-}
-
-/**
- * The one gathering pass: each collection the checks need is listed once, all in parallel, page by
- * page; the only reads of single objects are the namespaces named by `--namespace` and the doctor's
- * own (one GET for both when they are the same) and the pull secrets the install names, each once,
- * which start as soon as the pods, ServiceAccounts and CacheBackends have arrived. A failed read is
- * recorded in the state, never thrown; the check that needs it reports it.
- */
-export async function gatherClusterState(api: KubeApi, namespace: string, signal: AbortSignal, plan: GatherPlan = {}): Promise<ClusterState> {
-  const namespaceLookups = new Map<string, Promise<NamespaceLookup>>();
-  const lookup = (name: string): Promise<NamespaceLookup> => {
-    const pending = namespaceLookups.get(name) ?? lookupNamespace(api, name, signal);
-    namespaceLookups.set(name, pending);
-    return pending;
-  };
-  const backendsRead = listOf(api, READS.cacheBackends, namespace, projectCacheBackend, signal);
-  const podsRead = listOf(api, READS.pods, namespace, projectPod, signal);
-  const accountsRead = listOf(api, READS.serviceAccounts, namespace, projectServiceAccount, signal);
-  const podNamespace = plan.podNamespace;
-  const [cacheBackends, pods, events, cacheTenants, cachePolicies, ns, nodes, serviceAccounts, pullSecrets, networkPolicies, own] = await Promise.all([
-    backendsRead,
-    podsRead,
-    listOf(api, READS.events, namespace, projectEvent, signal),
-    listOf(api, READS.cacheTenants, namespace, projectCacheTenant, signal),
-    listOf(api, READS.cachePolicies, namespace, projectCachePolicy, signal),
-    namespace === '' ? undefined : lookup(namespace),
-    listOf(api, READS.nodes, '', projectNode, signal),
-    accountsRead,
-    pullSecretsOf(api, Promise.all([podsRead, accountsRead, backendsRead]), signal),
-    plan.networkPolicies === true ? listOf(api, READS.networkPolicies, namespace, projectNetworkPolicy, signal) : undefined,
-    podNamespace === undefined || podNamespace === '' ? undefined : lookup(podNamespace),
-  ]);
-  return {
-    cacheBackends,
-    pods,
-    events,
-    cacheTenants,
-    cachePolicies,
-    ...(ns === undefined ? {} : { namespace: ns }),
-    nodes,
-    serviceAccounts,
-    pullSecrets,
-    ...(networkPolicies === undefined ? {} : { networkPolicies }),
-    ...(own === undefined ? {} : { podNamespace: own }),
-  };
 }

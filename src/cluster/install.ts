@@ -1,3 +1,4 @@
+import { engineSelectorSelects, hasSelector, type MatchLabels } from './label-selector.ts';
 import type { CacheBackend, Pod } from './state.ts';
 
 /** The label every component of an inference-cache install carries, and its value. */
@@ -25,19 +26,14 @@ export interface InstallPod {
   readonly role: InstallRole;
 }
 
-function selects(matchLabels: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>>): boolean {
-  if (matchLabels === undefined || Object.keys(matchLabels).length === 0) return false;
-  return Object.entries(matchLabels).every(([k, v]) => (labels[k] ?? '') === v);
-}
-
 /**
  * The pods of the install among `pods`, in list order. Engine pods are recognised only when the
  * CacheBackends were read; pass an empty list otherwise.
  */
 export function installPods(pods: readonly Pod[], backends: readonly CacheBackend[]): InstallPod[] {
-  const selectors = new Map<string, Readonly<Record<string, string>>[]>();
+  const selectors = new Map<string, MatchLabels[]>();
   for (const b of backends) {
-    if (b.matchLabels === undefined || Object.keys(b.matchLabels).length === 0) continue;
+    if (!hasSelector(b.matchLabels)) continue;
     selectors.set(b.namespace, [...(selectors.get(b.namespace) ?? []), b.matchLabels]);
   }
   const out: InstallPod[] = [];
@@ -45,7 +41,7 @@ export function installPods(pods: readonly Pod[], backends: readonly CacheBacken
     if (pod.labels[INSTALL_NAME_LABEL] === INSTALL_NAME) {
       const component = pod.labels[COMPONENT_LABEL];
       out.push({ pod, role: component === 'server' ? 'server' : component === 'controller' ? 'controller' : 'workload' });
-    } else if ((selectors.get(pod.namespace) ?? []).some((s) => selects(s, pod.labels))) {
+    } else if ((selectors.get(pod.namespace) ?? []).some((s) => engineSelectorSelects(s, pod.labels))) {
       out.push({ pod, role: 'engine' });
     }
   }

@@ -3,10 +3,7 @@ import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { inContainer } from './container-root.ts';
-
-/** Where a pod finds its ServiceAccount credentials, below the service-account root. */
-export const SERVICEACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+import { describeError } from '../text/errors.ts';
 
 /** The environment the loader looks at, passed in so that nothing reads `process` here. */
 export interface KubeEnv {
@@ -14,20 +11,11 @@ export interface KubeEnv {
   readonly HOME?: string | undefined;
   readonly KUBERNETES_SERVICE_HOST?: string | undefined;
   readonly KUBERNETES_SERVICE_PORT?: string | undefined;
-  /**
-   * A directory prefixed to the in-cluster ServiceAccount paths. Empty in a real pod; set by the test
-   * kubelet stand-in, which runs the doctor as a process and cannot mount volumes.
-   */
-  readonly INFERENCECACHE_SECRETS_ROOT?: string | undefined;
 }
 
 /** Why no usable kubeconfig could be loaded; the doctor exits 3 with this message. */
 export class KubeConfigError extends Error {
   override readonly name = 'KubeConfigError';
-}
-
-function message(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
 }
 
 function loadFiles(kc: KubeConfig, files: readonly string[]): void {
@@ -41,7 +29,7 @@ function loadFiles(kc: KubeConfig, files: readonly string[]): void {
         kc.mergeConfig(more);
       }
     } catch (err) {
-      throw new KubeConfigError(`cannot load kubeconfig ${JSON.stringify(file)}: ${message(err)}`);
+      throw new KubeConfigError(`cannot load kubeconfig ${JSON.stringify(file)}: ${describeError(err)}`);
     }
   }
 }
@@ -65,21 +53,22 @@ function safeHomedir(): string | undefined {
  * The in-cluster configuration: the API address from the Service environment variables, the
  * ServiceAccount token (re-read as the kubelet rotates it) and the cluster CA.
  */
-function loadInCluster(kc: KubeConfig, env: KubeEnv, root: string): void {
+function loadInCluster(kc: KubeConfig, env: KubeEnv, serviceAccountDir: string): void {
   const host = env.KUBERNETES_SERVICE_HOST ?? '';
   const port = env.KUBERNETES_SERVICE_PORT ?? '443';
   kc.loadFromClusterAndUser(
-    { name: 'in-cluster', server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: inContainer(root, `${SERVICEACCOUNT_DIR}/ca.crt`), skipTLSVerify: false },
-    { name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile: inContainer(root, `${SERVICEACCOUNT_DIR}/token`) } } },
+    { name: 'in-cluster', server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: join(serviceAccountDir, 'ca.crt'), skipTLSVerify: false },
+    { name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile: join(serviceAccountDir, 'token') } } },
   );
 }
 
 /**
  * Loads the kubeconfig the way kubectl does: `--kubeconfig`, else `$KUBECONFIG` (merged), else
- * `~/.kube/config`; the in-cluster ServiceAccount is the fallback only when neither `--kubeconfig` nor
+ * `~/.kube/config`; the in-cluster ServiceAccount (token and CA in `serviceAccountDir`, the pod's
+ * `/var/run/secrets/kubernetes.io/serviceaccount`) is the fallback only when neither `--kubeconfig` nor
  * `--context` was given. An unknown `--context` is an error, not a silent default.
  */
-export function loadKubeConfig(flags: { kubeconfig: string; context: string }, env: KubeEnv): KubeConfig {
+export function loadKubeConfig(flags: { kubeconfig: string; context: string }, env: KubeEnv, serviceAccountDir: string): KubeConfig {
   const kc = new KubeConfig();
   const fromEnv = (env.KUBECONFIG ?? '').split(delimiter).filter((f) => f !== '');
   if (flags.kubeconfig !== '') {
@@ -91,11 +80,9 @@ export function loadKubeConfig(flags: { kubeconfig: string; context: string }, e
     if (home !== undefined) {
       loadFiles(kc, [home]);
     } else if (flags.context === '' && (env.KUBERNETES_SERVICE_HOST ?? '') !== '') {
-      const root = env.INFERENCECACHE_SECRETS_ROOT ?? '';
-      if (!existsSync(inContainer(root, `${SERVICEACCOUNT_DIR}/token`))) {
-        throw new KubeConfigError(`running in a pod but no ServiceAccount token is mounted at ${SERVICEACCOUNT_DIR}/token`);
-      }
-      loadInCluster(kc, env, root);
+      const token = join(serviceAccountDir, 'token');
+      if (!existsSync(token)) throw new KubeConfigError(`running in a pod but no ServiceAccount token is mounted at ${token}`);
+      loadInCluster(kc, env, serviceAccountDir);
     } else {
       throw new KubeConfigError('no kubeconfig found: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config');
     }

@@ -1,42 +1,16 @@
-import { projectPodFacts } from './project-pod-facts.ts';
-import type { CacheBackend, CachePolicy, CacheTenant, Condition, EventRecord, ObjectRef, Pod } from './state.ts';
-
 /**
- * Projections from raw API objects to the records of `state.ts`. They tolerate malformed objects
- * (a field of the wrong type reads as absent) because a diagnostic must not crash on the very
- * breakage it is meant to report.
+ * Projections from raw API objects to the records of `state.ts`, through the tolerant readers of
+ * `wire.ts`: a malformed object reads as absent fields, because a diagnostic must not crash on the
+ * very breakage it is meant to report.
+ *
+ * @module
  */
 
-type Obj = Readonly<Record<string, unknown>>;
+import { projectPodFacts } from './project-pod-facts.ts';
+import type { CacheBackend, CachePolicy, CacheTenant, Condition, EventRecord, Pod } from './state.ts';
+import { obj, objectRef as refOf, optInt, optStr, str, stringMap, type WireObject } from './wire.ts';
 
-function obj(v: unknown): Obj | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Obj) : undefined;
-}
-
-function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
-}
-
-function optStr(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : undefined;
-}
-
-function optInt(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
-}
-
-function stringMap(v: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(obj(v) ?? {})) if (typeof val === 'string') out[k] = val;
-  return out;
-}
-
-function refOf(raw: unknown): ObjectRef {
-  const meta = obj(obj(raw)?.['metadata']);
-  return { namespace: str(meta?.['namespace']), name: str(meta?.['name']), uid: str(meta?.['uid']) };
-}
-
-function conditionsOf(status: Obj | undefined): Condition[] {
+function conditionsOf(status: WireObject | undefined): Condition[] {
   const list = status?.['conditions'];
   if (!Array.isArray(list)) return [];
   return list.map((c) => {

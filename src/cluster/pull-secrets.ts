@@ -8,7 +8,7 @@ import type { PullSecretLookup } from './state.ts';
 export const SECRET_READ_CONCURRENCY = 8;
 
 async function readOne(api: KubeApi, ref: PullSecretRef, signal: AbortSignal): Promise<PullSecretLookup> {
-  const res = await api.get(`${collectionPath(READS.secrets, ref.namespace)}/${encodeURIComponent(ref.name)}`, signal);
+  const res = await api.get(`${collectionPath(READS.pullSecrets.access, ref.namespace)}/${encodeURIComponent(ref.name)}`, signal);
   if (res.ok) return projectPullSecret(res.body);
   if (res.status === 404) return { kind: 'not-found' };
   return { kind: 'unknown', status: res.status, error: res.error };

@@ -1,8 +1,11 @@
+import type { ReadName } from './state.ts';
+
 /**
- * Every Kubernetes read the doctor performs, verb for verb. The chart's ClusterRole must grant exactly
- * these (a test compares the two); a read missing here is a bug in one of them.
+ * One Kubernetes API access, verb for verb. The chart's ClusterRole grants exactly the accesses of the
+ * reads the checks declare (a test compares the two in both directions); an access missing here is a
+ * bug in one of them.
  */
-export interface DeclaredRead {
+export interface ApiAccess {
   /** API group; "" is the core group. */
   readonly group: string;
   readonly version: string;
@@ -17,31 +20,53 @@ export interface DeclaredRead {
   readonly byNameOnly?: boolean;
 }
 
+/** One read of the catalogue: the Kind it reads (named in API001) and the API access it takes. */
+export interface ReadSpec {
+  readonly kind: string;
+  readonly access: ApiAccess;
+  /** Reads this one is derived from, gathered first (the pull secrets are named by pods and accounts). */
+  readonly from?: readonly ReadName[];
+}
+
+const CACHE_GROUP = { group: 'inferencecache.io', version: 'v1alpha1' } as const;
+const CORE = { group: '', version: 'v1' } as const;
+
+/**
+ * The catalogue of everything a check may read, keyed like {@link ClusterState}. Checks declare reads
+ * by these names; the gather plan, the API001 guard and the RBAC test derive from the declarations.
+ */
 export const READS = {
-  cacheBackends: { group: 'inferencecache.io', version: 'v1alpha1', resource: 'cachebackends', verbs: ['list'], namespaced: true },
-  pods: { group: '', version: 'v1', resource: 'pods', verbs: ['list'], namespaced: true },
-  events: { group: '', version: 'v1', resource: 'events', verbs: ['list'], namespaced: true },
-  cacheTenants: { group: 'inferencecache.io', version: 'v1alpha1', resource: 'cachetenants', verbs: ['list'], namespaced: true },
-  cachePolicies: { group: 'inferencecache.io', version: 'v1alpha1', resource: 'cachepolicies', verbs: ['list'], namespaced: true },
-  services: { group: '', version: 'v1', resource: 'services', verbs: ['get', 'list'], namespaced: true },
-  namespaces: { group: '', version: 'v1', resource: 'namespaces', verbs: ['get'], namespaced: false },
-  /** NodeFit: every node's readiness, cordon and allocatable. */
-  nodes: { group: '', version: 'v1', resource: 'nodes', verbs: ['list'], namespaced: false },
-  /** ImagePullability: the pull secrets a ServiceAccount adds to its pods. */
-  serviceAccounts: { group: '', version: 'v1', resource: 'serviceaccounts', verbs: ['list'], namespaced: true },
+  cacheBackends: { kind: 'CacheBackend', access: { ...CACHE_GROUP, resource: 'cachebackends', verbs: ['list'], namespaced: true } },
+  pods: { kind: 'Pod', access: { ...CORE, resource: 'pods', verbs: ['list'], namespaced: true } },
+  events: { kind: 'Event', access: { ...CORE, resource: 'events', verbs: ['list'], namespaced: true } },
+  cacheTenants: { kind: 'CacheTenant', access: { ...CACHE_GROUP, resource: 'cachetenants', verbs: ['list'], namespaced: true } },
+  cachePolicies: { kind: 'CachePolicy', access: { ...CACHE_GROUP, resource: 'cachepolicies', verbs: ['list'], namespaced: true } },
+  nodes: { kind: 'Node', access: { ...CORE, resource: 'nodes', verbs: ['list'], namespaced: false } },
+  serviceAccounts: { kind: 'ServiceAccount', access: { ...CORE, resource: 'serviceaccounts', verbs: ['list'], namespaced: true } },
+  networkPolicies: {
+    kind: 'NetworkPolicy',
+    access: { group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', verbs: ['list'], namespaced: true },
+  },
   /**
-   * ImagePullability: only the pull secrets the install names, each by name (a `get` per distinct
-   * secret, never a `list`); the doctor keeps only each secret's type and shape. The chart grants it
-   * only for the names in `rbac.pullSecretNames`; any other secret is reported as not verified.
+   * Only the pull secrets the install names, each by name (a `get` per distinct secret, never a
+   * `list`); only each secret's type and shape are kept. The chart grants it only for the names in
+   * `rbac.pullSecretNames`; any other secret is reported as not verified.
    */
-  secrets: { group: '', version: 'v1', resource: 'secrets', verbs: ['get'], namespaced: true, byNameOnly: true },
-  /** NetworkPolicyReachability: the policies that may fence the server's :8081. */
-  networkPolicies: { group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', verbs: ['list'], namespaced: true },
-} as const satisfies Record<string, DeclaredRead>;
+  pullSecrets: {
+    kind: 'Secret',
+    access: { ...CORE, resource: 'secrets', verbs: ['get'], namespaced: true, byNameOnly: true },
+    from: ['pods', 'serviceAccounts', 'cacheBackends'],
+  },
+  scopeNamespace: { kind: 'Namespace', access: { ...CORE, resource: 'namespaces', verbs: ['get'], namespaced: false } },
+  ownNamespace: { kind: 'Namespace', access: { ...CORE, resource: 'namespaces', verbs: ['get'], namespaced: false } },
+} as const satisfies { readonly [K in ReadName]: ReadSpec };
+
+/** Finding the cache-plane server's Service: a `get` in its usual namespace, then a `list` everywhere. */
+export const SERVER_DISCOVERY: ApiAccess = { ...CORE, resource: 'services', verbs: ['get', 'list'], namespaced: true };
 
 /** The REST path of a collection, cluster-wide when `namespace` is empty. */
-export function collectionPath(read: DeclaredRead, namespace: string): string {
-  const base = read.group === '' ? `/api/${read.version}` : `/apis/${read.group}/${read.version}`;
-  const scope = read.namespaced && namespace !== '' ? `/namespaces/${encodeURIComponent(namespace)}` : '';
-  return `${base}${scope}/${read.resource}`;
+export function collectionPath(access: ApiAccess, namespace: string): string {
+  const base = access.group === '' ? `/api/${access.version}` : `/apis/${access.group}/${access.version}`;
+  const scope = access.namespaced && namespace !== '' ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${base}${scope}/${access.resource}`;
 }

@@ -212,30 +212,43 @@ export interface CacheTenant extends ObjectRef {
 /** A CachePolicy: only its namespace matters to the checks. */
 export type CachePolicy = ObjectRef;
 
-/** Whether the namespace named by `--namespace` exists; `undefined` when no namespace was named. */
+/** What a GET of one Namespace found: its labels, that it does not exist, or why it could not be read. */
 export type NamespaceLookup =
   | { readonly kind: 'found'; readonly labels?: Readonly<Record<string, string>> }
   | { readonly kind: 'not-found' }
   | { readonly kind: 'unknown'; readonly error: string };
 
-/** Everything the Kubernetes checks judge, read once per run. */
+/**
+ * Everything the checks judge, read once per run. Each key is one read of the catalogue in `reads.ts`;
+ * a key is present exactly when the run gathered it, which is when some check of the run declared it
+ * (see `checks/registry.ts`). A check never runs without the reads it requires.
+ */
 export interface ClusterState {
-  readonly cacheBackends: Read<CacheBackend>;
-  readonly pods: Read<Pod>;
-  readonly events: Read<EventRecord>;
-  readonly cacheTenants: Read<CacheTenant>;
-  readonly cachePolicies: Read<CachePolicy>;
-  readonly namespace?: NamespaceLookup;
-  /**
-   * The reads below were added for the checks beyond upstream. Absent means this run did not read
-   * them (offline input, or `--config-only` for the network reads), and the checks that need them
-   * judge nothing rather than guess.
-   */
+  readonly cacheBackends?: Read<CacheBackend>;
+  /** Every pod in scope except the doctor's own. */
+  readonly pods?: Read<Pod>;
+  readonly events?: Read<EventRecord>;
+  readonly cacheTenants?: Read<CacheTenant>;
+  readonly cachePolicies?: Read<CachePolicy>;
   readonly nodes?: Read<NodeRecord>;
   readonly serviceAccounts?: Read<ServiceAccount>;
+  readonly networkPolicies?: Read<NetworkPolicyRecord>;
   /** Every pull secret the install's pods and their ServiceAccounts name, keyed `<namespace>/<name>`. */
   readonly pullSecrets?: ReadonlyMap<string, PullSecretLookup>;
-  readonly networkPolicies?: Read<NetworkPolicyRecord>;
+  /** The namespace named by `--namespace`; absent when none was named. */
+  readonly scopeNamespace?: NamespaceLookup;
   /** The doctor's own namespace (from `POD_NAMESPACE`), with its labels; absent outside a pod. */
-  readonly podNamespace?: NamespaceLookup;
+  readonly ownNamespace?: NamespaceLookup;
 }
+
+/** The name of one read: a key of {@link ClusterState}. */
+export type ReadName = keyof ClusterState;
+
+/** What one read holds once gathered. */
+export type Gathered<K extends ReadName> = NonNullable<ClusterState[K]>;
+
+/** The reads that are lists of objects (as opposed to lookups of single objects). */
+export type ListName = { [K in ReadName]-?: Gathered<K> extends Read<unknown> ? K : never }[ReadName];
+
+/** The item type of a list read. */
+export type ItemOf<K extends ListName> = Gathered<K> extends Read<infer T> ? T : never;

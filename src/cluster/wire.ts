@@ -26,6 +26,11 @@ export function optStr(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/** A finite number, or undefined. */
+export function optInt(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
 /** The string entries of a map field. */
 export function stringMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { formatGoDuration } from '../go/duration.ts';
+
 /** Longest delay `setTimeout` accepts; larger budgets are clamped to it (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -26,25 +28,9 @@ export interface ProbeBudget {
   readonly dispose: () => void;
 }
 
-/**
- * A compact duration: `300ms`, `2s`, `1.5s`, `2m0s`. Whole seconds render the way Go prints a
- * `time.Duration` (`90s` is `1m30s`) so that messages read the same as the rest of the report.
- */
-export function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms) || ms <= 0) return '0s';
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const totalSeconds = ms / 1000;
-  if (totalSeconds < 60) return `${Number.isInteger(totalSeconds) ? totalSeconds : Number(totalSeconds.toFixed(3))}s`;
-  const whole = Math.round(totalSeconds);
-  const hours = Math.floor(whole / 3600);
-  const minutes = Math.floor((whole % 3600) / 60);
-  const seconds = whole % 60;
-  return hours > 0 ? `${hours}h${minutes}m${seconds}s` : `${minutes}m${seconds}s`;
-}
-
 /** The one-line error of a probe whose own budget ran out. */
 export function timeoutMessage(ms: number): string {
-  return `no answer within ${formatDuration(ms)}`;
+  return `no answer within ${formatGoDuration(ms)}`;
 }
 
 /** The one-line error of a probe stopped by the overall signal, from that signal's reason. */

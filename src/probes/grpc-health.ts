@@ -13,8 +13,8 @@
 
 import { Client, credentials, Metadata, status as GrpcCode, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { startBudget } from './deadline.ts';
-import { describeError, oneLine } from './errors.ts';
-import { splitHostPort, joinHostPort } from './hostport.ts';
+import { describeError, oneLine } from '../text/errors.ts';
+import { splitHostPort, joinHostPort } from '../go/hostport.ts';
 import type { GrpcHealthResult, HealthStatus } from './results.ts';
 
 /** Full method path of the health check. */

@@ -16,7 +16,7 @@ import { createGunzip } from 'node:zlib';
 import { pipeline, type Readable } from 'node:stream';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { startBudget, type ProbeBudget } from './deadline.ts';
-import { describeError, oneLine, redact } from './errors.ts';
+import { describeError, oneLine, redact } from '../text/errors.ts';
 import type { HttpResult, SnapshotBody } from './results.ts';
 
 /** Default cap on the (inflated) /snapshot body: 8 MiB. */

@@ -7,8 +7,8 @@
 
 import { connect, type Socket } from 'node:net';
 import { startBudget } from './deadline.ts';
-import { describeError } from './errors.ts';
-import { splitHostPort } from './hostport.ts';
+import { describeError } from '../text/errors.ts';
+import { splitHostPort } from '../go/hostport.ts';
 import type { DialResult } from './results.ts';
 
 export interface DialOptions {

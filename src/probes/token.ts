@@ -1,12 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { inContainer } from '../cluster/container-root.ts';
-import { goTrimSpace } from '../report/gofmt.ts';
-
-/** The projected token with the audience `/snapshot` accepts, as the controller pod mounts it. */
-export const CONTROLLER_TOKEN_PATH = '/var/run/secrets/inferencecache.io/controller-token/token';
-/** The pod's ServiceAccount token (API-server audience; `/snapshot` refuses it). */
-export const SERVICEACCOUNT_TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+import { goTrimSpace } from '../go/strings.ts';
+import { fileErrorReason } from '../text/errors.ts';
 
 /** The bearer token for GET /snapshot, and a warning for stderr when a token file could not be read. */
 export interface BearerToken {
@@ -14,21 +9,28 @@ export interface BearerToken {
   readonly warning?: string;
 }
 
+/** The token files a pod may hold, by their in-pod paths. */
+export interface TokenFiles {
+  /** The projected token with the audience `/snapshot` accepts, as the controller pod mounts it. */
+  readonly controllerToken: string;
+  /** The pod's ServiceAccount token (API-server audience; `/snapshot` refuses it). */
+  readonly serviceAccountToken: string;
+}
+
 /**
- * Reads the bearer token for GET /snapshot. Without `--snapshot-token-file` the controller-audience
- * token is preferred when it exists, since the ServiceAccount token can never pass `/snapshot`. A
- * missing file means no token; any other read failure means no token and a warning. Paths are in-pod
- * paths below `root` (see {@link inContainer}).
+ * Reads the bearer token for GET /snapshot: the `--snapshot-token-file` flag's file (`''`: no token),
+ * else the controller-audience token when it exists, since the ServiceAccount token can never pass
+ * `/snapshot`, else the ServiceAccount token. A missing file means no token; any other read failure
+ * means no token and a warning.
  */
-export async function readBearerToken(flag: string | undefined, root: string): Promise<BearerToken> {
+export async function readBearerToken(flag: string | undefined, files: TokenFiles): Promise<BearerToken> {
   if (flag === '') return { token: '' };
-  const controllerToken = inContainer(root, CONTROLLER_TOKEN_PATH);
-  const path = flag !== undefined ? inContainer(root, flag) : existsSync(controllerToken) ? controllerToken : inContainer(root, SERVICEACCOUNT_TOKEN_PATH);
+  const path = flag ?? (existsSync(files.controllerToken) ? files.controllerToken : files.serviceAccountToken);
   try {
     return { token: goTrimSpace(await readFile(path, 'utf8')) };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { token: '' };
-    const why = (err as NodeJS.ErrnoException).code ?? (err instanceof Error ? err.message : String(err));
+    const why = fileErrorReason(err);
     return { token: '', warning: `could not read --snapshot-token-file ${JSON.stringify(path)} (${why}); probing /snapshot without a token` };
   }
 }

@@ -1,14 +1,15 @@
-import { CODES, type CheckName, type Code, type CodeOf } from './codes.ts';
 import { STATUSES, rank, type Status } from './status.ts';
 
 /**
  * One verdict of one check about one resource. The key order is the JSON contract:
  * code, status, check, resource (absent when the finding is about no single resource), message.
+ * Which codes and checks exist is the checks' business (`checks/registry.ts`); the report carries them
+ * as they come.
  */
 export interface Finding {
-  readonly code: Code;
+  readonly code: string;
   readonly status: Status;
-  readonly check: CheckName;
+  readonly check: string;
   readonly resource?: string;
   readonly message: string;
 }
@@ -26,19 +27,6 @@ export interface Summary {
 export interface Report {
   readonly summary: Summary;
   readonly findings: readonly Finding[];
-}
-
-/**
- * Makes the finding constructor of one check: status comes from the code table, and the type system
- * refuses a code that belongs to another check.
- */
-export function emitterFor<C extends CheckName>(check: C) {
-  return (code: CodeOf<C>, resource: string | undefined, message: string): Finding => {
-    const status = CODES[code].status;
-    return resource === undefined || resource === ''
-      ? { code, status, check, message }
-      : { code, status, check, resource, message };
-  };
 }
 
 /** The exit code of a set of findings: 2 with any FAIL, else 1 with any WARN, else 0. */

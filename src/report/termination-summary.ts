@@ -1,3 +1,4 @@
+import { oneLine } from '../text/errors.ts';
 import type { Finding, Report } from './finding.ts';
 import type { Status } from './status.ts';
 
@@ -24,11 +25,6 @@ function byteLength(text: string): number {
   return utf8.encode(text).length;
 }
 
-/** Resources come from cluster objects; a line break in one must not break the line format. */
-function oneLine(text: string): string {
-  return text.replace(/[\r\n\t]+/g, ' ');
-}
-
 function groupFindings(findings: readonly Finding[]): CodeGroup[] {
   const groups = new Map<string, { status: Status; code: string; count: number; resources: Set<string> }>();
   for (const status of LISTED) {
@@ -37,6 +33,7 @@ function groupFindings(findings: readonly Finding[]): CodeGroup[] {
       const key = `${status} ${finding.code}`;
       const group = groups.get(key) ?? { status, code: finding.code, count: 0, resources: new Set<string>() };
       group.count += 1;
+      // A resource comes from a cluster object; a line break in it must not break the line format.
       if (finding.resource !== undefined && finding.resource !== '') group.resources.add(oneLine(finding.resource));
       groups.set(key, group);
     }

@@ -13,7 +13,8 @@ import { doctorIdentity, type Identity } from '../support/identity.ts';
 const kubeconfig = inject('kubeconfig');
 const skipReason = kubeconfig === '' ? ` (skipped: ${inject('controlPlaneSkipReason')})` : '';
 
-const SA_DIR = 'var/run/secrets/kubernetes.io/serviceaccount';
+/** Where a pod has its ServiceAccount token and CA; here, in the sandbox. */
+const SA_DIR = 'serviceaccount';
 
 describe.skipIf(kubeconfig === '')(`the sandboxed bundle against the test control plane${skipReason}`, () => {
   const kc = new KubeConfig();
@@ -68,8 +69,9 @@ describe.skipIf(kubeconfig === '')(`the sandboxed bundle against the test contro
   it('--config-only in-cluster: the mounted ServiceAccount token and CA, no kubeconfig, no HOME', async () => {
     const url = new URL(inject('server'));
     const run = await runSandboxed(sandbox, ['doctor', '--config-only', '-o', 'json', '-n', ns], {
-      nodeArgs: onlyReading(join(sandbox.dir, 'var/*'), join(sandbox.dir, 'dev/*')),
-      env: { KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port, INFERENCECACHE_SECRETS_ROOT: sandbox.dir },
+      nodeArgs: onlyReading('/var/run/secrets/*', '/run/secrets/*', '/dev/termination-log'),
+      env: { KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port },
+      pod: { '/var/run/secrets/kubernetes.io/serviceaccount': join(sandbox.dir, SA_DIR) },
     });
     expect(run.stderr).toBe('');
     const report = JSON.parse(run.stdout) as JsonReport;

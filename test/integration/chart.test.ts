@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { AuthorizationV1Api, KubeConfig, RbacAuthorizationV1Api, dumpYaml } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
-import { READS, type DeclaredRead } from '../../src/cluster/reads.ts';
+import { apiAccesses } from '../../src/checks/registry.ts';
 import { uniqueName } from '../support/cluster-objects.ts';
 import { applyObjects, createNamespace, describeError, loadFixture, loadYamlFile, retarget, upstreamData, type KubeObject } from '../support/fixtures.ts';
 import { helmBinaries, helmTemplate, only, skipReason as helmSkipReason, type Values } from '../support/helm.ts';
@@ -151,7 +151,7 @@ describe.skipIf(kubeconfig === '')(`the chart against the test control plane${cp
         it('stores a ClusterRole that grants exactly the declared reads, in both directions', async () => {
           const role = await kc.makeApiClient(RbacAuthorizationV1Api).readClusterRole({ name: roleName });
           const rules: PolicyRule[] = (role.rules ?? []).map((r) => ({ apiGroups: r.apiGroups ?? [], resources: r.resources ?? [], verbs: r.verbs }));
-          expect(compareGrants(rules, READS)).toEqual({ missing: [], extra: [] });
+          expect(compareGrants(rules, apiAccesses())).toEqual({ missing: [], extra: [] });
           for (const rule of rules) for (const verb of rule.verbs ?? []) expect(['get', 'list', 'watch']).toContain(verb);
         });
 
@@ -159,7 +159,7 @@ describe.skipIf(kubeconfig === '')(`the chart against the test control plane${cp
           const denied: string[] = [];
           for (const deadline = Date.now() + 10_000; ; ) {
             denied.length = 0;
-            for (const read of (Object.values(READS) as DeclaredRead[]).filter((r) => r.byNameOnly !== true)) {
+            for (const read of apiAccesses().filter((r) => r.byNameOnly !== true)) {
               for (const verb of read.verbs) if (!(await allowed(read.group, read.resource, verb))) denied.push(`${read.resource}:${verb}`);
             }
             if (denied.length === 0 || Date.now() > deadline) break;
@@ -170,9 +170,9 @@ describe.skipIf(kubeconfig === '')(`the chart against the test control plane${cp
 
         it('and nothing that writes, nor reads it did not declare', async () => {
           const verbs = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
-          const declared = new Set((Object.values(READS) as DeclaredRead[]).filter((r) => r.byNameOnly !== true).flatMap((r) => r.verbs.map((v) => `${r.group}/${r.resource}:${v}`)));
+          const declared = new Set(apiAccesses().filter((r) => r.byNameOnly !== true).flatMap((r) => r.verbs.map((v) => `${r.group}/${r.resource}:${v}`)));
           const others: [string, string][] = [['', 'configmaps'], ['apps', 'deployments'], ['rbac.authorization.k8s.io', 'clusterroles'], ['inferencecache.io', 'cacheindices']];
-          const candidates = [...Object.values(READS).map((r): [string, string] => [r.group, r.resource]), ...others]
+          const candidates = [...apiAccesses().map((r): [string, string] => [r.group, r.resource]), ...others]
             .flatMap(([group, resource]) => verbs.map((verb): [string, string, string] => [group, resource, verb]))
             .filter(([group, resource, verb]) => !declared.has(`${group}/${resource}:${verb}`));
           expect(candidates.length).toBeGreaterThan(80);

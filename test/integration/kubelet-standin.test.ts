@@ -4,7 +4,7 @@
 // their logs come back through pods/log, projected tokens pass TokenReview, failures carry exit
 // codes and termination messages, readiness gates keep pods out of ready endpoints, Service names
 // resolve in the child processes, and deletion kills the process and removes the pod.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ApiException, AuthenticationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
@@ -154,8 +154,8 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
       });
     await createPod(ns, tokenPod('token', 600));
     const pod = await stand().waitForPod(ns, 'token', 'Running');
-    const root = join(stand().podDir(ns, 'token') ?? '', 'containers/main/root');
-    const token = readFileSync(join(root, mountPath, 'token'), 'utf8');
+    const volumes = join(stand().podDir(ns, 'token') ?? '', 'volumes');
+    const token = readFileSync(join(volumes, 'controller-token', 'token'), 'utf8');
 
     const auth = kc.makeApiClient(AuthenticationV1Api);
     const review = await auth.createTokenReview({ body: { spec: { token, audiences: [CONTROLLER_AUDIENCE] } } });
@@ -167,7 +167,7 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
     expect(apiAudience.status?.authenticated).toBeFalsy();
 
     // the default ServiceAccount mount, as ServiceAccount admission projects it
-    const saDir = join(root, '/var/run/secrets/kubernetes.io/serviceaccount');
+    const saDir = join(volumes, readdirSync(volumes).find((name) => name.startsWith('kube-api-access-')) ?? 'kube-api-access-missing');
     expect(readFileSync(join(saDir, 'namespace'), 'utf8')).toBe(ns);
     expect(readFileSync(join(saDir, 'ca.crt'), 'utf8')).toBe(readFileSync(cp?.caFile ?? '', 'utf8'));
     const saReview = await auth.createTokenReview({ body: { spec: { token: readFileSync(join(saDir, 'token'), 'utf8') } } });
@@ -313,7 +313,7 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
     await api.post(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sec' }, data: { password: Buffer.from('s3cret').toString('base64') } });
     const pod = podManifest('env', {
       image: TEST_IMAGE,
-      args: ['env'],
+      args: ['env', '/etc/podinfo/labels', '/etc/podinfo/annotations', '/etc/app/app.conf', '/etc/secret/password', '/dev/termination-log', '/scratch'],
       env: [
         { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
         { name: 'APP', valueFrom: { fieldRef: { fieldPath: "metadata.labels['app']" } } },
@@ -341,20 +341,22 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
     pod.metadata.annotations = { note: 'a "quoted"\tvalue' };
     await createPod(ns, pod);
     const done = await stand().waitForPod(ns, 'env', 'Succeeded');
-    const env = JSON.parse(await podLog(ns, 'env')) as Record<string, string>;
+    const { env, files } = JSON.parse(await podLog(ns, 'env')) as { env: Record<string, string>; files: Record<string, string> };
     const apiUrl = new URL(cp?.server ?? '');
     expect(env).toMatchObject({
       POD_NAME: 'env', APP: 'a', NODE: 'standin-node', POD_IP: done.status?.podIP, GREETING: 'hello', PASSWORD: 's3cret',
       COMBINED: 'hello-env-$(UNSET)-$(GREETING)', CM_greeting: 'hello',
       KUBERNETES_SERVICE_HOST: apiUrl.hostname, KUBERNETES_SERVICE_PORT: apiUrl.port, HOSTNAME: 'env',
     });
-    const root = env['INFERENCECACHE_SECRETS_ROOT'] ?? '';
-    expect(root).toBe(join(stand().podDir(ns, 'env') ?? '', 'containers/main/root'));
-    expect(readFileSync(join(root, '/etc/podinfo/labels'), 'utf8')).toBe('app="a"\ntier="b"');
-    expect(readFileSync(join(root, '/etc/podinfo/annotations'), 'utf8')).toBe('note="a \\"quoted\\"\\tvalue"');
-    expect(readFileSync(join(root, '/etc/app/app.conf'), 'utf8')).toBe('x=1\n');
-    expect(readFileSync(join(root, '/etc/secret/password'), 'utf8')).toBe('s3cret');
-    expect(readFileSync(join(root, '/dev/termination-log'), 'utf8')).toBe('');
+    expect(files).toEqual({
+      '/etc/podinfo/labels': 'app="a"\ntier="b"',
+      '/etc/podinfo/annotations': 'note="a \\"quoted\\"\\tvalue"',
+      '/etc/app/app.conf': 'x=1\n',
+      '/etc/secret/password': 's3cret',
+      '/dev/termination-log': '',
+      '/scratch': '(directory)',
+    });
+    expect(existsSync('/etc/podinfo')).toBe(false);
   });
 
   it('reports what it cannot configure as CreateContainerConfigError', async () => {

@@ -1,7 +1,7 @@
 // The termination summary as the built bundle writes it: where (the flag, else /dev/termination-log
-// when it exists, below the test kubelet's INFERENCECACHE_SECRETS_ROOT), how big (at most 4096 bytes
-// even for a report of thousands of findings), and what (every FAIL code of the report).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// when it exists, which the process finds there as in a pod: see support/pod-fs.ts), how big (at most
+// 4096 bytes even for a report of thousands of findings), and what (every FAIL code of the report).
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,15 +61,11 @@ afterAll(async () => {
   if (scratch !== '') rmSync(scratch, { recursive: true, force: true });
 });
 
-/** A fresh folder standing for a container root, with an empty /dev/termination-log when asked. */
-function containerRoot(withLog: boolean): { root: string; log: string } {
-  const root = mkdtempSync(join(scratch, 'root-'));
-  const log = join(root, 'dev/termination-log');
-  if (withLog) {
-    mkdirSync(join(root, 'dev'));
-    writeFileSync(log, '');
-  }
-  return { root, log };
+/** An empty host file, for a pod to see at an in-pod path. */
+function emptyFile(name: string): string {
+  const file = join(mkdtempSync(join(scratch, 'pod-')), name);
+  writeFileSync(file, '');
+  return file;
 }
 
 const env = (extra: Record<string, string> = {}) => ({ PATH: process.env['PATH'] ?? '', ...extra });
@@ -117,54 +113,49 @@ describe('a large report', () => {
 });
 
 describe('where the summary goes', () => {
-  it('to /dev/termination-log when it exists, without any flag', async () => {
-    const { root, log } = containerRoot(true);
-    const run = await runBundle(['doctor', '--kubeconfig', unreachable, '--config-only', '-o', 'json', '--timeout', '5s'], { env: env({ INFERENCECACHE_SECRETS_ROOT: root }) });
+  const args = (...more: string[]) => ['doctor', '--kubeconfig', unreachable, '--config-only', '-o', 'json', '--timeout', '5s', ...more];
+
+  it('to /dev/termination-log when it exists (in a pod), without any flag', async () => {
+    const log = emptyFile('termination-log');
+    const run = await runBundle(args(), { env: env(), pod: { '/dev/termination-log': log } });
     expect(run.code).toBe(2);
     expect(readFileSync(log, 'utf8')).toMatch(/^inferencecache doctor: exit 2; \d+ FAIL, 0 WARN, 0 INFO, 0 OK\nFAIL API001 \(\d+\): /);
   });
 
   it('nowhere when /dev/termination-log does not exist (a workstation)', async () => {
-    const { root, log } = containerRoot(false);
-    const run = await runBundle(['doctor', '--kubeconfig', unreachable, '--config-only', '-o', 'json', '--timeout', '5s'], { env: env({ INFERENCECACHE_SECRETS_ROOT: root }) });
+    expect(existsSync('/dev/termination-log')).toBe(false);
+    const run = await runBundle(args(), { env: env() });
     expect(run.code).toBe(2);
     expect(run.stderr).not.toMatch(/termination/);
-    expect(existsSync(log)).toBe(false);
+    expect(existsSync('/dev/termination-log')).toBe(false);
   });
 
   it('nowhere with an empty --termination-message-path, even in a pod', async () => {
-    const { root, log } = containerRoot(true);
-    const run = await runBundle(['doctor', '--kubeconfig', unreachable, '--config-only', '-o', 'json', '--timeout', '5s', '--termination-message-path', ''], {
-      env: env({ INFERENCECACHE_SECRETS_ROOT: root }),
-    });
+    const log = emptyFile('termination-log');
+    const run = await runBundle(args('--termination-message-path', ''), { env: env(), pod: { '/dev/termination-log': log } });
     expect(run.code).toBe(2);
     expect(readFileSync(log, 'utf8')).toBe('');
   });
 
-  it('to the flag\'s file rather than the default one', async () => {
-    const file = join(scratch, 'elsewhere');
-    await runBundle(['doctor', '--kubeconfig', unreachable, '--config-only', '-o', 'json', '--timeout', '5s', '--termination-message-path', file], { env: env() });
-    expect(readFileSync(file, 'utf8')).toMatch(/^inferencecache doctor: exit 2;/);
-  });
-
-  it('to the flag\'s in-pod file, below the container root, rather than the default one', async () => {
-    const { root, log } = containerRoot(true);
-    await runBundle(['doctor', '--kubeconfig', unreachable, '--config-only', '-o', 'json', '--timeout', '5s', '--termination-message-path', '/dev/summary'], { env: env({ INFERENCECACHE_SECRETS_ROOT: root }) });
-    expect(readFileSync(join(root, 'dev/summary'), 'utf8')).toMatch(/^inferencecache doctor: exit 2;/);
+  it("to the flag's file rather than the default one", async () => {
+    const log = emptyFile('termination-log');
+    const summary = emptyFile('summary');
+    await runBundle(args('--termination-message-path', '/dev/summary'), { env: env(), pod: { '/dev/termination-log': log, '/dev/summary': summary } });
+    expect(readFileSync(summary, 'utf8')).toMatch(/^inferencecache doctor: exit 2;/);
     expect(readFileSync(log, 'utf8')).toBe('');
   });
 
   it('holds the error line when the doctor could not run', async () => {
-    const { root, log } = containerRoot(true);
-    const run = await runBundle(['doctor', '--kubeconfig', '/nonexistent/kubeconfig'], { env: env({ INFERENCECACHE_SECRETS_ROOT: root }) });
+    const log = emptyFile('termination-log');
+    const run = await runBundle(['doctor', '--kubeconfig', '/nonexistent/kubeconfig'], { env: env(), pod: { '/dev/termination-log': log } });
     expect(run.code).toBe(3);
     expect(readFileSync(log, 'utf8')).toBe(run.stderr);
     expect(run.stderr).toMatch(/^error: cannot load kubeconfig/);
   });
 
   it('holds the usage error too, before any flag was understood', async () => {
-    const { root, log } = containerRoot(true);
-    const run = await runBundle(['doctor', '--output', 'bogus'], { env: env({ INFERENCECACHE_SECRETS_ROOT: root }) });
+    const log = emptyFile('termination-log');
+    const run = await runBundle(['doctor', '--output', 'bogus'], { env: env(), pod: { '/dev/termination-log': log } });
     expect(run.code).toBe(3);
     expect(readFileSync(log, 'utf8')).toBe('error: invalid output format "bogus" (want one of: human, json, table)\n');
   });

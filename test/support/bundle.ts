@@ -1,11 +1,31 @@
-import { spawn, type SpawnOptions } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { inPodCommand, type PodMounts } from './pod-fs.ts';
 
 /** The bundle `npm run build` writes; process tests run it the way users and the image do. */
 export const BUNDLE = resolve(import.meta.dirname, '../../dist/inferencecache.mjs');
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** Whether the bundle is missing or older than a file it is built from. */
+export function bundleIsStale(): boolean {
+  if (!existsSync(BUNDLE)) return true;
+  const built = statSync(BUNDLE).mtimeMs;
+  const sources = readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+  return [...sources, join(ROOT, 'package.json'), join(ROOT, 'package-lock.json'), join(ROOT, 'scripts/build.mjs')].some((file) => statSync(file).mtimeMs > built);
+}
+
+/** Builds the bundle (`npm run build`) unless it is up to date; throws with esbuild's output when the build fails. */
+export function ensureBundle(): void {
+  if (!bundleIsStale()) return;
+  const result = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`building the bundle failed: ${result.stderr || result.error?.message || `exit ${result.status}`}`);
+}
 
 /** Fails with a clear message when the bundle has not been built. */
 export function requireBundle(): string {
@@ -44,17 +64,26 @@ export function collectProcess(
   });
 }
 
-/** Runs the bundle with Node (the one running the tests: 24 under npm) and collects its output. */
-export function runBundle(
+/**
+ * Runs the bundle with Node (the one running the tests: 24 under npm) and collects its output. With
+ * `pod`, the process finds those host files at their in-pod paths, as in a pod (see pod-fs.ts).
+ */
+export async function runBundle(
   args: readonly string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: readonly string[]; timeoutMs?: number } = {},
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: readonly string[]; timeoutMs?: number; pod?: PodMounts } = {},
 ): Promise<BundleRun> {
-  const [cmd, ...pre] = opts.command ?? [process.execPath, requireBundle()];
-  return collectProcess(cmd as string, [...pre, ...args], {
-    env: opts.env ?? { PATH: process.env['PATH'] ?? '' },
-    cwd: opts.cwd ?? tmpdir(),
-    timeoutMs: opts.timeoutMs,
-  });
+  const command = [...(opts.command ?? [process.execPath, requireBundle()]), ...args];
+  const workDir = opts.pod === undefined ? undefined : mkdtempSync(join(tmpdir(), 'icd-podfs-'));
+  const [cmd, ...rest] = workDir === undefined || opts.pod === undefined ? command : inPodCommand(opts.pod, workDir, command);
+  try {
+    return await collectProcess(cmd as string, rest, {
+      env: opts.env ?? { PATH: process.env['PATH'] ?? '' },
+      cwd: opts.cwd ?? tmpdir(),
+      timeoutMs: opts.timeoutMs,
+    });
+  } finally {
+    if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
+  }
 }
 
 /** A loopback port that nothing listens on (bound, then released). */

@@ -19,6 +19,7 @@ import {
 } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { collectProcess } from './bundle.ts';
+import { inPodCommand, type PodMounts } from './pod-fs.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FIXTURES_DIR = path.join(PROJECT_ROOT, 'test/fixtures');
@@ -344,19 +345,27 @@ export interface SandboxRun {
  * Runs `node [nodeArgs] <program> [args]` with this process's Node (24 under npm), in the sandbox as
  * its working directory, with an environment of PATH plus `env` only (no HOME). As root it drops to
  * uid/gid 65532, as the image does; as any other user it stays that (non-root) user. `program` is the
- * script (default: the sandbox's bundle; '' for none, when `nodeArgs` hold `-e` or `-p`).
+ * script (default: the sandbox's bundle; '' for none, when `nodeArgs` hold `-e` or `-p`). With `pod`,
+ * the process finds those host files at their in-pod paths (support/pod-fs.ts; needs root).
  */
-export function runSandboxed(
+export async function runSandboxed(
   sandbox: BundleSandbox,
   args: readonly string[],
-  opts: { nodeArgs?: readonly string[]; program?: string; env?: Readonly<Record<string, string>>; timeoutMs?: number } = {},
+  opts: { nodeArgs?: readonly string[]; program?: string; env?: Readonly<Record<string, string>>; timeoutMs?: number; pod?: PodMounts } = {},
 ): Promise<SandboxRun> {
-  const asNonroot = process.getuid?.() === 0 ? { uid: NONROOT_UID, gid: NONROOT_UID } : {};
+  const root = process.getuid?.() === 0;
   const program = opts.program === undefined ? [sandbox.bundle] : opts.program === '' ? [] : [opts.program];
-  return collectProcess(process.execPath, [...(opts.nodeArgs ?? []), ...program, ...args], {
-    cwd: sandbox.dir,
-    env: { PATH: process.env['PATH'] ?? '', ...opts.env },
-    timeoutMs: opts.timeoutMs,
-    ...asNonroot,
-  });
+  const command = [process.execPath, ...(opts.nodeArgs ?? []), ...program, ...args];
+  const common = { cwd: sandbox.dir, env: { PATH: process.env['PATH'] ?? '', ...opts.env }, timeoutMs: opts.timeoutMs };
+  if (opts.pod === undefined) {
+    const [cmd, ...rest] = command;
+    return collectProcess(cmd ?? '', rest, { ...common, ...(root ? { uid: NONROOT_UID, gid: NONROOT_UID } : {}) });
+  }
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'icd-podfs-'));
+  try {
+    const [cmd, ...rest] = inPodCommand(opts.pod, workDir, command, { uid: NONROOT_UID, gid: NONROOT_UID });
+    return await collectProcess(cmd ?? '', rest, common);
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
 }

@@ -1,11 +1,13 @@
-// Identities for integration tests: a ServiceAccount with a ClusterRole made from the doctor's declared
-// reads (src/cluster/reads.ts), minus whatever a test wants to deny, and a kubeconfig holding a
-// TokenRequest token for it. Runs under such an identity show up in the audit log under its own name.
+// Identities for integration tests: a ServiceAccount with a ClusterRole made from the API accesses the
+// checks declare (src/checks/registry.ts), minus whatever a test wants to deny, and a kubeconfig
+// holding a TokenRequest token for it. Runs under such an identity show up in the audit log under its
+// own name.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthenticationV1Api, AuthorizationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { READS } from '../../src/cluster/reads.ts';
+import { apiAccesses } from '../../src/checks/registry.ts';
+import type { ApiAccess } from '../../src/cluster/reads.ts';
 import { applyObjects, type KubeObject } from './fixtures.ts';
 
 /** A doctor identity: who it is, and a kubeconfig that authenticates as it. */
@@ -15,13 +17,24 @@ export interface Identity {
   readonly token: string;
 }
 
-type ReadName = keyof typeof READS;
+/** A resource the doctor reads, by its plural name (`pods`, `namespaces`, `cachetenants`, …). */
+export type ResourceName = string;
 
-/** The ClusterRole rules granting the doctor's reads, except those in `deny`. */
-export function rulesFor(deny: readonly ReadName[] = []): { apiGroups: string[]; resources: string[]; verbs: string[] }[] {
-  return (Object.entries(READS) as [ReadName, (typeof READS)[ReadName]][])
-    .filter(([name]) => !deny.includes(name))
-    .map(([, read]) => ({ apiGroups: [read.group], resources: [read.resource], verbs: [...read.verbs] }));
+/** The accesses the checks declare, one per resource, except the resources in `deny`. */
+function accessesExcept(deny: readonly ResourceName[]): ApiAccess[] {
+  const byResource = new Map<string, ApiAccess>();
+  for (const access of apiAccesses()) {
+    if (deny.includes(access.resource)) continue;
+    const key = `${access.group}/${access.resource}`;
+    const seen = byResource.get(key);
+    byResource.set(key, seen === undefined ? access : { ...seen, verbs: [...new Set([...seen.verbs, ...access.verbs])] });
+  }
+  return [...byResource.values()];
+}
+
+/** The ClusterRole rules granting the doctor's reads, except those of the resources in `deny`. */
+export function rulesFor(deny: readonly ResourceName[] = []): { apiGroups: string[]; resources: string[]; verbs: string[] }[] {
+  return accessesExcept(deny).map((a) => ({ apiGroups: [a.group], resources: [a.resource], verbs: [...a.verbs] }));
 }
 
 /** Writes a kubeconfig for `server` that trusts `caFile` and presents `token`. */
@@ -62,7 +75,7 @@ export async function requestToken(kc: KubeConfig, namespace: string, name: stri
  */
 export async function doctorIdentity(
   kc: KubeConfig,
-  opts: { namespace: string; name: string; server: string; caFile: string; deny?: readonly ReadName[] },
+  opts: { namespace: string; name: string; server: string; caFile: string; deny?: readonly ResourceName[] },
 ): Promise<Identity> {
   const roleName = `icd-${opts.namespace}-${opts.name}`;
   const objects: KubeObject[] = [
@@ -87,24 +100,23 @@ export async function doctorIdentity(
 }
 
 /** RBAC takes effect through an informer: wait until the authorizer allows one of the granted reads. */
-async function waitForAccess(kc: KubeConfig, token: string, deny: readonly ReadName[]): Promise<void> {
-  const granted = (Object.keys(READS) as ReadName[]).find((name) => !deny.includes(name));
-  if (granted === undefined) return;
+async function waitForAccess(kc: KubeConfig, token: string, deny: readonly ResourceName[]): Promise<void> {
+  const read = accessesExcept(deny)[0];
+  if (read === undefined) return;
   const review = await kc.makeApiClient(AuthenticationV1Api).createTokenReview({ body: { spec: { token } } });
   const authz = kc.makeApiClient(AuthorizationV1Api);
-  const read = READS[granted];
   for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
     const sar = await authz.createSubjectAccessReview({
       body: {
         spec: {
           user: review.status?.user?.username ?? '',
           groups: review.status?.user?.groups ?? [],
-          resourceAttributes: { group: read.group, resource: read.resource, verb: read.verbs[0] },
+          resourceAttributes: { group: read.group, resource: read.resource, verb: read.verbs[0] ?? 'get' },
         },
       },
     });
     if (sar.status?.allowed === true) return;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`RBAC for ${granted} did not take effect within 10 s`);
+  throw new Error(`RBAC for ${read.resource} did not take effect within 10 s`);
 }

@@ -1,5 +1,5 @@
 import type { Report } from '../finding.ts';
-import { goJson } from '../gofmt.ts';
+import { goJson } from '../../go/json.ts';
 
 /**
  * The JSON report (upstream-doctor.md R-8.2): `summary` {ok, info, warn, fail, exitCode} then

@@ -1,5 +1,5 @@
 import type { Report } from '../finding.ts';
-import { goFields } from '../gofmt.ts';
+import { goFields } from '../../go/strings.ts';
 
 /** Spaces between two columns (tabwriter padding). */
 const PADDING = 2;

@@ -1,8 +1,8 @@
 /**
  * Everything decided before a container process starts, in the kubelet's order: the image (an entry
  * of the image map, or ErrImagePull), the security check it can make without a runtime
- * (`runAsNonRoot` against the image's user), the environment, the root directory with the volume
- * mounts and the termination-message file, and the argv.
+ * (`runAsNonRoot` against the image's user), the environment, the volume mounts and the
+ * termination-message file at their in-pod paths, and the argv.
  *
  * @module
  */
@@ -14,16 +14,13 @@ import type { ContainerSpec } from './container.ts';
 import { dnsEnv, podDnsConfig } from './dns.ts';
 import { ContainerConfigError, containerEnv } from './env.ts';
 import { containerArgv, resolveImage, type ImageMap } from './images.ts';
-import { buildContainerRoot, type PodVolumes } from './volumes.ts';
+import { containerMounts, type PodVolumes } from './volumes.ts';
 import type { Container, Pod } from './types.ts';
 
 /** The image has no entry in the image map (reason `ErrImagePull`). */
 export class ImagePullError extends Error {
   override readonly name = 'ImagePullError';
 }
-
-/** Environment variable naming the container's root directory; the doctor prefixes its in-pod paths with it. */
-export const SECRETS_ROOT_ENV = 'INFERENCECACHE_SECRETS_ROOT';
 
 /** What the stand-in knows that every container start needs. */
 export interface ContainerConfigContext {
@@ -42,7 +39,7 @@ export interface StartRequest {
   readonly container: Container;
   readonly podIP: string;
   readonly volumes: PodVolumes;
-  /** Directory for this container's root (recreated). */
+  /** Directory for this container's files on the host: its termination log, working directory, overlays (recreated). */
   readonly root: string;
   readonly logFile: string;
 }
@@ -74,13 +71,12 @@ export async function configureContainer(ctx: ContainerConfigContext, req: Start
     apiPort: ctx.apiPort,
     runtime: { hostIP: ctx.hostIP, podIP: req.podIP },
   });
-  const terminationLog = buildContainerRoot(req.root, container, req.volumes);
+  const { mounts, terminationLog } = containerMounts(req.root, container, req.volumes);
   const argv = containerArgv(container, image, env);
-  env[SECRETS_ROOT_ENV] = req.root;
   env['HOME'] ??= req.root;
   const dns = podDnsConfig(pod, ctx.hosts, ctx.clusterDomain);
   if (dns !== undefined) Object.assign(env, dnsEnv(dns, env['NODE_OPTIONS']));
-  const cwd = path.join(req.root, container.workingDir ?? '/');
+  const cwd = path.join(req.root, 'cwd', container.workingDir ?? '/');
   fs.mkdirSync(cwd, { recursive: true });
   fs.mkdirSync(path.dirname(req.logFile), { recursive: true });
   return {
@@ -88,6 +84,8 @@ export async function configureContainer(ctx: ContainerConfigContext, req: Start
     env,
     cwd,
     logFile: req.logFile,
+    mounts,
+    podFsDir: path.join(req.root, 'pod-fs'),
     terminationLog,
     fallbackToLogsOnError: container.terminationMessagePolicy === 'FallbackToLogsOnError',
   };

@@ -1,6 +1,6 @@
 /**
- * One start of one container: a local process in its own process group, stdout and stderr written to
- * a CRI log file, and on exit the facts a runtime reports (exit code, 128+signal when killed, times)
+ * One start of one container: a local process in its own process group and its own mount namespace
+ * (its volumes at their in-pod paths), stdout and stderr written to a CRI log file, and on exit the facts a runtime reports (exit code, 128+signal when killed, times)
  * plus the termination message, read the way the kubelet reads it.
  *
  * @module
@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { inPodCommand, type PodMounts } from '../pod-fs.ts';
 import { CriLogWriter, readLogTail } from './cri-log.ts';
 import { nowRfc3339 } from './types.ts';
 
@@ -37,6 +38,10 @@ export interface ContainerSpec {
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
   readonly logFile: string;
+  /** In-pod path → host path: the volume mounts and the termination-message file. */
+  readonly mounts: PodMounts;
+  /** Where the process's private mount namespace keeps its overlays. */
+  readonly podFsDir: string;
   /** Host path of the termination-message file. */
   readonly terminationLog: string;
   readonly fallbackToLogsOnError: boolean;
@@ -74,8 +79,15 @@ export function startContainer(spec: ContainerSpec): RunningContainer {
   const containerID = `standin://${randomBytes(32).toString('hex')}`;
   const startedAt = nowRfc3339();
   const log = new CriLogWriter(spec.logFile);
-  const [program, ...args] = spec.argv;
   let alive = true;
+  let argv: string[];
+  try {
+    argv = inPodCommand(spec.mounts, spec.podFsDir, spec.argv);
+  } catch (err) {
+    argv = ['/nonexistent/pod-fs-unavailable'];
+    log.write('stderr', Buffer.from(`${(err as Error).message}\n`));
+  }
+  const [program, ...args] = argv;
   const child = spawn(program ?? '', args, {
     cwd: spec.cwd,
     env: { ...spec.env },

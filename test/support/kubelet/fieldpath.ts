@@ -6,7 +6,7 @@
  * @module
  */
 
-import { goQuote } from '../../../src/report/gofmt.ts';
+import { goQuote } from '../../../src/go/quote.ts';
 import type { Pod } from './types.ts';
 
 /** A field path the stand-in cannot resolve (the kubelet would refuse it the same way). */

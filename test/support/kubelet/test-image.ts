@@ -2,13 +2,13 @@
  * A tiny "image" for the kubelet stand-in's own tests, run as `node test-image.ts <mode> ...`:
  *
  * - `exit <code> [message]`: prints a line, writes `message` (if given) to the termination-message
- *   file at `$INFERENCECACHE_SECRETS_ROOT/dev/termination-log`, exits with `code`;
+ *   file `/dev/termination-log` (the stand-in mounts it there), exits with `code`;
  * - `sleep`: prints `started` and waits until killed;
  * - `resolve <name> <grpcPort> <httpPort>`: resolves `name` through dns.lookup, dns.promises.lookup,
  *   grpc-js (a health check, and a default channel) and undici, plus two names that must not be
  *   affected, and prints the results as one JSON line;
  * - `lookup <name>...`: prints `{ name: address or error }` from dns.lookup as one JSON line;
- * - `env`: prints the environment as one JSON line.
+ * - `env <file>...`: prints the environment and the content of each in-pod file as one JSON line.
  *
  * Test support only; never shipped.
  *
@@ -17,7 +17,6 @@
 
 import * as dns from 'node:dns';
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { Client, credentials } from '@grpc/grpc-js';
 import { request } from 'undici';
 import { checkGrpcHealth } from '../../../src/probes/grpc-health.ts';
@@ -74,7 +73,7 @@ switch (mode) {
     const message = args[1];
     console.log(`exiting with ${code}`);
     if (message !== undefined) {
-      fs.writeFileSync(path.join(process.env['INFERENCECACHE_SECRETS_ROOT'] ?? '', '/dev/termination-log'), message);
+      fs.writeFileSync('/dev/termination-log', message);
     }
     process.exitCode = code;
     break;
@@ -92,9 +91,15 @@ switch (mode) {
     console.log(JSON.stringify(out));
     break;
   }
-  case 'env':
-    console.log(JSON.stringify(process.env));
+  case 'env': {
+    const files: Record<string, string> = {};
+    for (const file of args) {
+      const stat = fs.statSync(file, { throwIfNoEntry: false });
+      files[file] = stat === undefined ? '(absent)' : stat.isDirectory() ? '(directory)' : fs.readFileSync(file, 'utf8');
+    }
+    console.log(JSON.stringify({ env: process.env, files }));
     break;
+  }
   default:
     console.error(`unknown mode ${mode ?? ''}`);
     process.exitCode = 2;

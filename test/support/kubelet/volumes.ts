@@ -1,9 +1,8 @@
 /**
- * Pod volumes without a mount namespace. Each volume is materialised once per pod under
- * `<podDir>/volumes/<name>`; each container gets its own root directory in which every volume mount
- * is a symlink at `<root><mountPath>` (a `subPath` links into the volume). The container process is
- * told the root through `INFERENCECACHE_SECRETS_ROOT`, which the doctor prefixes to the absolute
- * paths it reads.
+ * Pod volumes. Each volume is materialised once per pod under `<podDir>/volumes/<name>`; each
+ * container start mounts them at their `mountPath`s (a `subPath` mounts a path inside the volume) in
+ * the process's own mount namespace (support/pod-fs.ts), so the process reads its in-pod paths as it
+ * would in a pod.
  *
  * Supported sources: `emptyDir`, `configMap`, `secret`, `downwardAPI`, and `projected` (with
  * `serviceAccountToken`, `configMap`, `secret`, `downwardAPI`). The default ServiceAccount mount is
@@ -16,6 +15,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { PodMounts } from '../pod-fs.ts';
 import { isStatus, type KubeApi } from './api.ts';
 import { FieldPathError, volumeFieldValue } from './fieldpath.ts';
 import { requestPodToken, rotateToken, writeFileAtomic } from './tokens.ts';
@@ -183,26 +183,31 @@ export async function prepareVolumes(ctx: VolumeContext): Promise<PodVolumes> {
   return { dirs, stop };
 }
 
+/** What a container start mounts: in-pod path → host path, and the termination-message file's host path. */
+export interface ContainerMounts {
+  readonly mounts: PodMounts;
+  readonly terminationLog: string;
+}
+
 /**
- * Builds a container's root: a symlink per volume mount (longest paths last, so nested mounts land
- * inside their parent), and an empty termination-message file. Returns that file's host path.
+ * A container's mounts: each volume mount (a `subPath` mounts a path inside the volume) and the
+ * termination-message file, an empty host file under `root` mounted at `terminationMessagePath`. The
+ * process sees them at their in-pod paths (support/pod-fs.ts), nested mounts after their parents.
  */
-export function buildContainerRoot(root: string, container: Container, volumes: PodVolumes): string {
+export function containerMounts(root: string, container: Container, volumes: PodVolumes): ContainerMounts {
   fs.rmSync(root, { recursive: true, force: true });
   fs.mkdirSync(root, { recursive: true });
-  const mounts = [...(container.volumeMounts ?? [])].sort((a, b) => a.mountPath.length - b.mountPath.length);
-  for (const mount of mounts) {
+  const mounts: Record<string, string> = {};
+  for (const mount of [...(container.volumeMounts ?? [])].sort((a, b) => a.mountPath.length - b.mountPath.length)) {
     const dir = volumes.dirs.get(mount.name);
     if (dir === undefined) throw new MountError(mount.name, `no volume "${mount.name}" for the mount at ${mount.mountPath}`);
     const source = mount.subPath === undefined || mount.subPath === '' ? dir : path.join(dir, mount.subPath);
     if (!fs.existsSync(source)) fs.mkdirSync(source, { recursive: true });
-    const target = path.join(root, mount.mountPath);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    fs.symlinkSync(source, target);
+    mounts[mount.mountPath] = source;
   }
-  const terminationLog = path.join(root, container.terminationMessagePath ?? '/dev/termination-log');
-  fs.mkdirSync(path.dirname(terminationLog), { recursive: true });
+  const terminationLog = path.join(root, 'termination-log');
   fs.writeFileSync(terminationLog, '', { mode: 0o666 });
   fs.chmodSync(terminationLog, 0o666);
-  return terminationLog;
+  mounts[container.terminationMessagePath ?? '/dev/termination-log'] = terminationLog;
+  return { mounts, terminationLog };
 }

@@ -1,6 +1,6 @@
-// ClusterRole rules and the doctor's declared reads, both flattened to (group, resource, verb) grants so
-// they can be compared in both directions.
-import type { DeclaredRead } from '../../../src/cluster/reads.ts';
+// ClusterRole rules and the API accesses the checks declare, both flattened to (group, resource, verb)
+// grants so they can be compared in both directions.
+import type { ApiAccess } from '../../../src/cluster/reads.ts';
 
 /** One RBAC PolicyRule as rendered. */
 export interface PolicyRule {
@@ -34,16 +34,16 @@ export function grantsOfRules(rules: readonly PolicyRule[]): Set<Grant> {
  * Every grant the declared reads need. Reads made by name only are granted for named objects, and only
  * when the operator names some (`named`).
  */
-export function grantsOfReads(reads: Readonly<Record<string, DeclaredRead>>, named = false): Set<Grant> {
+export function grantsOfReads(reads: readonly ApiAccess[], named = false): Set<Grant> {
   return new Set(
-    Object.values(reads)
+    reads
       .filter((r) => named || r.byNameOnly !== true)
       .flatMap((r) => r.verbs.map((verb) => grant(r.group, r.resource, verb, r.byNameOnly === true))),
   );
 }
 
 /** What the rules lack and what they give beyond the reads, each sorted. */
-export function compareGrants(rules: readonly PolicyRule[], reads: Readonly<Record<string, DeclaredRead>>, named = false): { missing: Grant[]; extra: Grant[] } {
+export function compareGrants(rules: readonly PolicyRule[], reads: readonly ApiAccess[], named = false): { missing: Grant[]; extra: Grant[] } {
   const given = grantsOfRules(rules);
   const needed = grantsOfReads(reads, named);
   return {

@@ -1,18 +1,20 @@
-// The chart's ClusterRole grants exactly the reads in src/cluster/reads.ts, verb for verb, and nothing
-// that writes: the comparison runs in both directions, and is shown to catch a gap and an excess.
+// The chart's ClusterRole grants exactly the API accesses the checks declare (src/checks/registry.ts),
+// verb for verb, and nothing that writes: the comparison runs in both directions, and is shown to
+// catch a gap and an excess.
 import { describe, expect, it } from 'vitest';
-import { READS, type DeclaredRead } from '../../../src/cluster/reads.ts';
+import { apiAccesses } from '../../../src/checks/registry.ts';
+import type { ApiAccess } from '../../../src/cluster/reads.ts';
 import { helmBinaries, helmTemplate, only, skipReason } from '../../support/helm.ts';
 import { compareGrants, grantsOfRules, type PolicyRule } from './grants.ts';
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
 
 describe('compareGrants', () => {
-  const reads: Record<string, DeclaredRead> = {
-    pods: { group: '', version: 'v1', resource: 'pods', verbs: ['list'], namespaced: true },
-    services: { group: '', version: 'v1', resource: 'services', verbs: ['get', 'list'], namespaced: true },
-    secrets: { group: '', version: 'v1', resource: 'secrets', verbs: ['get'], namespaced: true, byNameOnly: true },
-  };
+  const reads: ApiAccess[] = [
+    { group: '', version: 'v1', resource: 'pods', verbs: ['list'], namespaced: true },
+    { group: '', version: 'v1', resource: 'services', verbs: ['get', 'list'], namespaced: true },
+    { group: '', version: 'v1', resource: 'secrets', verbs: ['get'], namespaced: true, byNameOnly: true },
+  ];
   const cases: { name: string; rules: PolicyRule[]; missing: string[]; extra: string[] }[] = [
     { name: 'exact', rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['list'] }, { apiGroups: [''], resources: ['services'], verbs: ['get', 'list'] }], missing: [], extra: [] },
     { name: 'grouped differently, still exact', rules: [{ apiGroups: [''], resources: ['pods', 'services'], verbs: ['list'] }, { apiGroups: [''], resources: ['services'], verbs: ['get'] }], missing: [], extra: [] },
@@ -33,16 +35,16 @@ for (const helm of helmBinaries()) {
     const rules = () => (only(helmTemplate(helm, { namespace: 'inference-cache-system' }), 'ClusterRole') as unknown as { rules: PolicyRule[] }).rules;
 
     it('grants exactly the declared reads, in both directions', () => {
-      expect(compareGrants(rules(), READS)).toEqual({ missing: [], extra: [] });
+      expect(compareGrants(rules(), apiAccesses())).toEqual({ missing: [], extra: [] });
     });
 
     it('grants reads by name only for the pull secrets an operator names', () => {
       const named = (only(helmTemplate(helm, { namespace: 'inference-cache-system', values: { rbac: { pullSecretNames: ['regcred', 'mirror-pull'] } } }), 'ClusterRole') as unknown as {
         rules: PolicyRule[];
       }).rules;
-      expect(compareGrants(named, READS, true)).toEqual({ missing: [], extra: [] });
+      expect(compareGrants(named, apiAccesses(), true)).toEqual({ missing: [], extra: [] });
       expect(named.filter((r) => r.resources?.includes('secrets'))).toEqual([{ apiGroups: [''], resources: ['secrets'], resourceNames: ['regcred', 'mirror-pull'], verbs: ['get'] }]);
-      expect(compareGrants(rules(), READS, true).missing).toEqual(['core/secrets:get@named']);
+      expect(compareGrants(rules(), apiAccesses(), true).missing).toEqual(['core/secrets:get@named']);
     });
 
     it('holds read-only verbs only, with no names, URLs or wildcards', () => {

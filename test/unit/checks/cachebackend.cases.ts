@@ -446,4 +446,4 @@ export const cacheBackendCases: readonly Case[] = [
   },
 ];
 
-export const cacheBackendTable: CheckTable = { checkName: 'CacheBackendHealth', check: cacheBackendHealth, cases: cacheBackendCases };
+export const cacheBackendTable: CheckTable = { check: cacheBackendHealth, cases: cacheBackendCases };

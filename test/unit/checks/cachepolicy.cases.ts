@@ -68,4 +68,4 @@ export const cachePolicyCases: readonly Case[] = [
   },
 ];
 
-export const cachePolicyTable: CheckTable = { checkName: 'CachePolicyCoverage', check: cachePolicyCoverage, cases: cachePolicyCases };
+export const cachePolicyTable: CheckTable = { check: cachePolicyCoverage, cases: cachePolicyCases };

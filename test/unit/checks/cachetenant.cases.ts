@@ -54,4 +54,4 @@ export const cacheTenantCases: readonly Case[] = [
   { name: 'no tenants → nothing', input: given({}), expected: [] },
 ];
 
-export const cacheTenantTable: CheckTable = { checkName: 'CacheTenantHealth', check: cacheTenantHealth, cases: cacheTenantCases };
+export const cacheTenantTable: CheckTable = { check: cacheTenantHealth, cases: cacheTenantCases };

@@ -200,4 +200,4 @@ export const enginePodCases: readonly Case[] = [
   { name: 'no backends at all → nothing', input: given({ pods: failed('x'), events: failed('y') }), expected: [] },
 ];
 
-export const enginePodTable: CheckTable = { checkName: 'EnginePodInjectionAudit', check: enginePodInjectionAudit, cases: enginePodCases };
+export const enginePodTable: CheckTable = { check: enginePodInjectionAudit, cases: enginePodCases };

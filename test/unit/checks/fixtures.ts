@@ -2,7 +2,9 @@
  * Shared builders for the check tables: small literal ClusterStates, probe results and a fixed `now`.
  * Every builder returns a complete, valid record; overrides replace whole fields.
  */
-import type { CheckInput } from '../../../src/checks/input.ts';
+import type { Check } from '../../../src/checks/check.ts';
+import type { CheckName, Code } from '../../../src/checks/registry.ts';
+import type { CheckInput } from '../../../src/checks/run.ts';
 import type {
   CacheBackend,
   CachePolicy,
@@ -15,9 +17,6 @@ import type {
   Read,
 } from '../../../src/cluster/state.ts';
 import type { DialResult, HttpResult, ProbeResults, ServerProbes, SnapshotBody } from '../../../src/probes/results.ts';
-import type { CheckName, Code } from '../../../src/report/codes.ts';
-import type { Finding } from '../../../src/report/finding.ts';
-import type { Status } from '../../../src/report/status.ts';
 
 /** The run's reference instant (R-1.1). */
 export const NOW = new Date('2025-06-01T12:00:00.000Z');
@@ -29,59 +28,6 @@ export const HOUR = 60 * MINUTE;
 export function ago(ms: number): string {
   return new Date(NOW.getTime() - ms).toISOString();
 }
-
-/**
- * Code → status as upstream-doctor.md R-0.5 states it (plus the codes of our own checks), written out here
- * independently of src/report/codes.ts so that the tables check the code table too.
- */
-export const SPEC_STATUS: Readonly<Record<Code, Status>> = {
-  API001: 'FAIL',
-  SV001: 'FAIL',
-  SV002: 'FAIL',
-  SV003: 'OK',
-  SN001: 'FAIL',
-  SN002: 'WARN',
-  SN003: 'INFO',
-  SN004: 'OK',
-  SN005: 'WARN',
-  PL001: 'FAIL',
-  PL002: 'OK',
-  PL003: 'WARN',
-  PB001: 'FAIL',
-  PB002: 'OK',
-  PB003: 'WARN',
-  CB001: 'WARN',
-  CB002: 'WARN',
-  CB003: 'WARN',
-  CB004: 'WARN',
-  CB005: 'WARN',
-  CB006: 'OK',
-  CB007: 'WARN',
-  EP001: 'WARN',
-  EP002: 'OK',
-  EP003: 'WARN',
-  OP001: 'WARN',
-  CT001: 'WARN',
-  CT002: 'OK',
-  CP001: 'INFO',
-  CP002: 'OK',
-  CP003: 'WARN',
-  NS001: 'FAIL',
-  NS002: 'INFO',
-  NF001: 'FAIL',
-  NF002: 'WARN',
-  NF003: 'OK',
-  IP001: 'WARN',
-  IP002: 'WARN',
-  IP003: 'WARN',
-  IP004: 'WARN',
-  IP005: 'INFO',
-  IP006: 'OK',
-  NP001: 'WARN',
-  NP002: 'INFO',
-  NP003: 'INFO',
-  NP004: 'INFO',
-};
 
 // ---------------------------------------------------------------------------------------------
 // Cluster objects
@@ -168,7 +114,7 @@ export function policy(namespace: string, name: string): CachePolicy {
   return { namespace, name, uid: `${namespace}-${name}-uid` };
 }
 
-/** A ClusterState whose every read succeeded empty, with overrides. */
+/** A ClusterState whose five upstream reads succeeded empty (the others not gathered), with overrides. */
 export function state(o: Partial<ClusterState> = {}): ClusterState {
   return {
     cacheBackends: ok([]),
@@ -242,10 +188,9 @@ export interface Case {
   readonly expected: readonly Expected[];
 }
 
-/** The table of one check: every case runs `check` alone. */
+/** The table of one check: every case runs `check` alone. Every `*.cases.ts` exports its tables. */
 export interface CheckTable {
-  readonly checkName: CheckName;
-  readonly check: (input: CheckInput) => Finding[];
+  readonly check: Check;
   readonly cases: readonly Case[];
 }
 

@@ -107,4 +107,4 @@ export const imagePullCases: readonly Case[] = [
   { name: 'pull secrets not gathered (offline input) → nothing', input: given({ pods: ok([puller('p', ['s'])]) }), expected: [] },
 ];
 
-export const imagePullTable: CheckTable = { checkName: 'ImagePullability', check: imagePullability, cases: imagePullCases };
+export const imagePullTable: CheckTable = { check: imagePullability, cases: imagePullCases };

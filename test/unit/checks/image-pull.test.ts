@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { judge } from '../../../src/checks/index.ts';
+import { judge } from '../../../src/checks/registry.ts';
 import { projectPullSecret } from '../../../src/cluster/project-pull-secret.ts';
 import { makeReport } from '../../../src/report/finding.ts';
 import { OUTPUT_FORMATS, render } from '../../../src/report/render/index.ts';
 import { ok, pod } from './fixtures.ts';
-import { imagePullTable } from './image-pull.cases.ts';
 import { WORKLOAD_LABELS, live, secrets } from './install-fixtures.ts';
-import { runTable } from './runner.ts';
-
-runTable(imagePullTable);
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 

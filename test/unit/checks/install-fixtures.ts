@@ -16,7 +16,7 @@ import type {
   ResourceList,
   ServiceAccount,
 } from '../../../src/cluster/state.ts';
-import type { CheckInput } from '../../../src/checks/input.ts';
+import type { CheckInput } from '../../../src/checks/run.ts';
 import { input, ok, pod, state, type InputOverrides } from './fixtures.ts';
 import type { ClusterState } from '../../../src/cluster/state.ts';
 

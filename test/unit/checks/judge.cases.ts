@@ -50,7 +50,7 @@ export const everythingFailing = input({
     events: ok([event({ name: 'orphan' })]),
     cacheTenants: ok([tenant({ indexEntries: 11, maxIndexEntries: 10, conditions: [cond('QuotaExceeded', 'True')] })]),
     cachePolicies: ok([policy('ns1', 'a'), policy('ns1', 'b')]),
-    namespace: { kind: 'not-found' },
+    scopeNamespace: { kind: 'not-found' },
     nodes: ok([]),
     serviceAccounts: ok([]),
     pullSecrets: secrets({ gone: { kind: 'not-found' } }),
@@ -73,6 +73,27 @@ const FIVE_API001 = [
   ['CacheTenantHealth', 'API001', 'CacheTenant', ['connection refused']],
   ['CachePolicyCoverage', 'API001', 'CacheBackend', ['connection refused']],
 ] as const;
+
+/**
+ * The checks these whole-run cases were written against. A run's findings are compared for these
+ * checks only, so that a check added later does not rewrite every whole-run case (its own table and
+ * the registry tests cover it) while any change in these checks' findings still fails a case.
+ */
+export const JUDGED_CHECKS: ReadonlySet<string> = new Set([
+  'ServerReachability',
+  'SnapshotReachability',
+  'PolicyReachability',
+  'ProbeReachability',
+  'CacheBackendHealth',
+  'EnginePodInjectionAudit',
+  'OrphanPodCheck',
+  'CacheTenantHealth',
+  'CachePolicyCoverage',
+  'NamespaceScope',
+  'NodeFit',
+  'ImagePullability',
+  'NetworkPolicyReachability',
+]);
 
 export const judgeCases: readonly JudgeCase[] = [
   {
@@ -108,7 +129,7 @@ export const judgeCases: readonly JudgeCase[] = [
   },
   {
     name: 'apiserver down with -n and an unverifiable namespace → 5 × API001 then NS002',
-    input: input({ state: { ...apiserverDown, namespace: { kind: 'unknown', error: 'connection refused' } }, namespace: 'ns1' }),
+    input: input({ state: { ...apiserverDown, scopeNamespace: { kind: 'unknown', error: 'connection refused' } }, namespace: 'ns1' }),
     expected: [...FIVE_API001, ['NamespaceScope', 'NS002', 'namespace/ns1', ['connection refused']]],
   },
   {

@@ -27,7 +27,7 @@ function inCluster(
 ): Case {
   return {
     name,
-    input: live({ pods: ok([serverPod()]), podNamespace: ns({ 'kubernetes.io/metadata.name': self.namespace }), ...s }, { probes: { server: probes }, self }),
+    input: live({ pods: ok([serverPod()]), ownNamespace: ns({ 'kubernetes.io/metadata.name': self.namespace }), ...s }, { probes: { server: probes }, self }),
     expected,
   };
 }
@@ -91,18 +91,18 @@ export const networkPolicyCases: readonly Case[] = [
     const opsOnly = netpol('ops-namespaces', [rule([{ namespaceSelector: selector({ team: 'ops' }) }], [tcp(8081)])]);
     const opsDoctors = netpol('ops-doctors', [rule([{ namespaceSelector: selector({ team: 'ops' }), podSelector: selector({ app: 'doctor' }) }], [tcp(8000, 8100)])]);
     return [
-      inCluster('namespaceSelector: the doctor namespace has the label → NP003', doctorIn('tools'), { networkPolicies: ok([opsOnly]), podNamespace: ns({ team: 'ops' }) }, [['NP003', SRV]]),
-      inCluster('namespaceSelector: the doctor namespace lacks the label → NP001 naming it', doctorIn('tools'), { networkPolicies: ok([opsOnly]), podNamespace: ns({ team: 'dev' }) }, [
+      inCluster('namespaceSelector: the doctor namespace has the label → NP003', doctorIn('tools'), { networkPolicies: ok([opsOnly]), ownNamespace: ns({ team: 'ops' }) }, [['NP003', SRV]]),
+      inCluster('namespaceSelector: the doctor namespace lacks the label → NP001 naming it', doctorIn('tools'), { networkPolicies: ok([opsOnly]), ownNamespace: ns({ team: 'dev' }) }, [
         ['NP001', SRV, ['"ns1/ops-namespaces"', 'namespaces with team=ops', 'namespace "tools" lacks team=ops (is "dev")']],
       ]),
-      inCluster('namespaceSelector and podSelector together, port range 8000-8100 → both must hold', doctorIn('tools', { app: 'doctor' }), { networkPolicies: ok([opsDoctors]), podNamespace: ns({ team: 'ops' }) }, [['NP003', SRV]]),
-      inCluster('namespaceSelector and podSelector together: pod label missing', doctorIn('tools', { app: 'web' }), { networkPolicies: ok([opsDoctors]), podNamespace: ns({ team: 'ops' }) }, [
+      inCluster('namespaceSelector and podSelector together, port range 8000-8100 → both must hold', doctorIn('tools', { app: 'doctor' }), { networkPolicies: ok([opsDoctors]), ownNamespace: ns({ team: 'ops' }) }, [['NP003', SRV]]),
+      inCluster('namespaceSelector and podSelector together: pod label missing', doctorIn('tools', { app: 'web' }), { networkPolicies: ok([opsDoctors]), ownNamespace: ns({ team: 'ops' }) }, [
         ['NP001', SRV, ['pods with app=doctor in namespaces with team=ops', "the doctor's pod lacks app=doctor (is \"web\")"], ['namespace "tools" lacks']],
       ]),
       inCluster(
         'namespace labels unreadable → NP004: undecidable, saying why',
         doctorIn('tools'),
-        { networkPolicies: ok([opsOnly]), podNamespace: { kind: 'unknown', error: 'namespaces "tools" is forbidden' } },
+        { networkPolicies: ok([opsOnly]), ownNamespace: { kind: 'unknown', error: 'namespaces "tools" is forbidden' } },
         [['NP004', SRV, ['could not be decided', 'namespaces "tools" is forbidden', 'may lack team=ops']]],
       ),
       inCluster(
@@ -110,20 +110,20 @@ export const networkPolicyCases: readonly Case[] = [
         doctorIn('tools'),
         {
           networkPolicies: ok([netpol('by-name', [rule([{ namespaceSelector: selector({ 'kubernetes.io/metadata.name': 'tools' }) }], [tcp(8081)])])]),
-          podNamespace: { kind: 'unknown', error: 'forbidden' },
+          ownNamespace: { kind: 'unknown', error: 'forbidden' },
         },
         [['NP003', SRV]],
       ),
       inCluster(
         'several policies: one admits (the union of what selecting policies allow) → NP003 naming it',
         doctorIn('tools'),
-        { networkPolicies: ok([upstreamFence(), opsOnly]), podNamespace: ns({ team: 'ops' }) },
+        { networkPolicies: ok([upstreamFence(), opsOnly]), ownNamespace: ns({ team: 'ops' }) },
         [['NP003', SRV, ['"ns1/ops-namespaces"']]],
       ),
       inCluster(
         'several policies, none admits → NP001 naming each with what is missing',
         doctorIn('tools'),
-        { networkPolicies: ok([upstreamFence(), opsOnly]), podNamespace: ns({}) },
+        { networkPolicies: ok([upstreamFence(), opsOnly]), ownNamespace: ns({}) },
         [['NP001', SRV, [FENCE, 'runs in namespace "tools", not "ns1"', 'app.kubernetes.io/component=controller (is "doctor")', '"ns1/ops-namespaces"', 'team=ops (absent)']]],
       ),
     ];
@@ -207,4 +207,4 @@ export const networkPolicyCases: readonly Case[] = [
   { name: 'NetworkPolicies not gathered (offline input) → nothing', input: given({ pods: ok([serverPod()]) }, { probes: { server: blackholed } }), expected: [] },
 ];
 
-export const networkPolicyTable: CheckTable = { checkName: 'NetworkPolicyReachability', check: networkPolicyReachability, cases: networkPolicyCases };
+export const networkPolicyTable: CheckTable = { check: networkPolicyReachability, cases: networkPolicyCases };

@@ -151,10 +151,10 @@ export const nodeFitCases: readonly Case[] = [
   {
     name: 'pending pods and the nodes read failed → API001 Node',
     input: live({ pods: ok([pendingPod('p', undefined)]), nodes: failed('nodes is forbidden') }),
-    expected: [['API001', 'Node', ['nodes is forbidden', '1 pending pod']]],
+    expected: [['API001', 'Node', ['listing Node objects failed', 'nodes is forbidden']]],
   },
   { name: 'pods read failed → API001 Pod', input: live({ pods: failed('connection refused') }), expected: [['API001', 'Pod', ['connection refused']]] },
   { name: 'nodes not gathered (offline input) → nothing', input: given({ pods: ok([pendingPod('p', undefined)]) }), expected: [] },
 ];
 
-export const nodeFitTable: CheckTable = { checkName: 'NodeFit', check: nodeFit, cases: nodeFitCases };
+export const nodeFitTable: CheckTable = { check: nodeFit, cases: nodeFitCases };

@@ -58,4 +58,4 @@ export const orphanPodCases: readonly Case[] = [
   { name: 'no events → nothing', input: given({}), expected: [] },
 ];
 
-export const orphanPodTable: CheckTable = { checkName: 'OrphanPodCheck', check: orphanPodCheck, cases: orphanPodCases };
+export const orphanPodTable: CheckTable = { check: orphanPodCheck, cases: orphanPodCases };

@@ -1,7 +1,8 @@
 /** PolicyReachability (PL) and ProbeReachability (PB): upstream-doctor.md. */
-import { policyReachability, probeReachability } from '../../../src/checks/route-reachability.ts';
+import { policyReachability } from '../../../src/checks/policy-reachability.ts';
+import { probeReachability } from '../../../src/checks/probe-reachability.ts';
+import type { Code } from '../../../src/checks/registry.ts';
 import type { HttpResult, ServerProbes } from '../../../src/probes/results.ts';
-import type { Code } from '../../../src/report/codes.ts';
 import { HTTP_BASE, input, omit, response, server, type Case, type CheckTable } from './fixtures.ts';
 
 type Route = 'policy' | 'probe';
@@ -50,5 +51,5 @@ function routeCases(route: Route): Case[] {
   ];
 }
 
-export const policyTable: CheckTable = { checkName: 'PolicyReachability', check: policyReachability, cases: routeCases('policy') };
-export const probeTable: CheckTable = { checkName: 'ProbeReachability', check: probeReachability, cases: routeCases('probe') };
+export const policyTable: CheckTable = { check: policyReachability, cases: routeCases('policy') };
+export const probeTable: CheckTable = { check: probeReachability, cases: routeCases('probe') };

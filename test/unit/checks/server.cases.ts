@@ -53,4 +53,4 @@ export const serverCases: readonly Case[] = [
   },
 ];
 
-export const serverTable: CheckTable = { checkName: 'ServerReachability', check: serverReachability, cases: serverCases };
+export const serverTable: CheckTable = { check: serverReachability, cases: serverCases };

@@ -96,4 +96,4 @@ export const snapshotCases: readonly Case[] = [
   },
 ];
 
-export const snapshotTable: CheckTable = { checkName: 'SnapshotReachability', check: snapshotReachability, cases: snapshotCases };
+export const snapshotTable: CheckTable = { check: snapshotReachability, cases: snapshotCases };

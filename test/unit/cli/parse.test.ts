@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseGoDuration } from '../../../src/cli/duration.ts';
 import { UsageError, type DoctorOptions } from '../../../src/cli/options.ts';
 import { parseCommandLine } from '../../../src/cli/parse.ts';
 import { parseServerEndpoint } from '../../../src/cli/server-endpoint.ts';
@@ -9,16 +8,6 @@ function doctor(...args: string[]): DoctorOptions {
   if (command.kind !== 'doctor') throw new Error(`expected doctor, got ${command.kind}`);
   return command.options;
 }
-
-describe('Go durations', () => {
-  it.each([
-    ['500ms', 500], ['30s', 30_000], ['2m', 120_000], ['1h30m', 5_400_000], ['1.5s', 1500], ['0', 0], ['-2s', -2000],
-    ['+3s', 3000], ['1m30.5s', 90_500], ['250us', 0.25], ['100ns', 0.0001], ['.5s', 500],
-  ])('%s is %d ms', (text, ms) => expect(parseGoDuration(text)).toBeCloseTo(ms, 6));
-  it.each(['30', '', 's', '1x', '1.s5', '5 s', '1h 30m', '--1s', '.s', 'abc'])('%j is refused', (text) => {
-    expect(parseGoDuration(text)).toBeUndefined();
-  });
-});
 
 describe('--server-endpoint', () => {
   it.each([

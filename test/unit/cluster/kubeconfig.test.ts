@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KubeConfigError, SERVICEACCOUNT_DIR, loadKubeConfig } from '../../../src/cluster/kubeconfig.ts';
+import { KubeConfigError, loadKubeConfig } from '../../../src/cluster/kubeconfig.ts';
 
 function kubeconfig(server: string, contexts: string[] = ['a'], current = contexts[0] ?? ''): string {
   const dir = mkdtempSync(join(tmpdir(), 'icd-kc-'));
@@ -22,39 +22,49 @@ function kubeconfig(server: string, contexts: string[] = ['a'], current = contex
   return file;
 }
 
-function inClusterRoot(): string {
-  const root = mkdtempSync(join(tmpdir(), 'icd-sa-'));
-  mkdirSync(join(root, SERVICEACCOUNT_DIR), { recursive: true });
-  writeFileSync(join(root, SERVICEACCOUNT_DIR, 'token'), 'tok');
-  writeFileSync(join(root, SERVICEACCOUNT_DIR, 'ca.crt'), '');
-  return root;
+/** A ServiceAccount directory as a pod has it: token and CA. */
+function serviceAccountDir(): string {
+  const dir = join(mkdtempSync(join(tmpdir(), 'icd-sa-')), 'serviceaccount');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'token'), 'tok');
+  writeFileSync(join(dir, 'ca.crt'), '');
+  return dir;
 }
+
+/** No pod here: the in-cluster fallback finds no token. */
+const NO_POD = '/nonexistent/serviceaccount';
 
 const noHome = { HOME: '/nonexistent-home' };
 
 describe('kubeconfig loading', () => {
   it('uses --kubeconfig first', () => {
-    const kc = loadKubeConfig({ kubeconfig: kubeconfig('https://one:6443'), context: '' }, { ...noHome, KUBECONFIG: kubeconfig('https://two:6443') });
+    const kc = loadKubeConfig({ kubeconfig: kubeconfig('https://one:6443'), context: '' }, { ...noHome, KUBECONFIG: kubeconfig('https://two:6443') }, NO_POD);
     expect(kc.getCurrentCluster()?.server).toBe('https://one:6443');
   });
   it('then $KUBECONFIG', () => {
-    const kc = loadKubeConfig({ kubeconfig: '', context: '' }, { ...noHome, KUBECONFIG: kubeconfig('https://two:6443') });
+    const kc = loadKubeConfig({ kubeconfig: '', context: '' }, { ...noHome, KUBECONFIG: kubeconfig('https://two:6443') }, NO_POD);
     expect(kc.getCurrentCluster()?.server).toBe('https://two:6443');
   });
   it('switches to --context and refuses an unknown one', () => {
     const file = kubeconfig('https://one:6443', ['a', 'b']);
-    expect(loadKubeConfig({ kubeconfig: file, context: 'b' }, noHome).getCurrentContext()).toBe('b');
-    expect(() => loadKubeConfig({ kubeconfig: file, context: 'zz' }, noHome)).toThrow(KubeConfigError);
+    expect(loadKubeConfig({ kubeconfig: file, context: 'b' }, noHome, NO_POD).getCurrentContext()).toBe('b');
+    expect(() => loadKubeConfig({ kubeconfig: file, context: 'zz' }, noHome, NO_POD)).toThrow(KubeConfigError);
   });
   it('falls back to the in-cluster ServiceAccount only without --kubeconfig and --context', () => {
-    const env = { ...noHome, KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443', INFERENCECACHE_SECRETS_ROOT: inClusterRoot() };
-    expect(loadKubeConfig({ kubeconfig: '', context: '' }, env).getCurrentCluster()?.server).toBe('https://10.0.0.1:443');
-    expect(() => loadKubeConfig({ kubeconfig: '', context: 'x' }, env)).toThrow(/no kubeconfig found/);
+    const env = { ...noHome, KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
+    const dir = serviceAccountDir();
+    const kc = loadKubeConfig({ kubeconfig: '', context: '' }, env, dir);
+    expect(kc.getCurrentCluster()).toMatchObject({ server: 'https://10.0.0.1:443', caFile: join(dir, 'ca.crt') });
+    expect(() => loadKubeConfig({ kubeconfig: '', context: 'x' }, env, dir)).toThrow(/no kubeconfig found/);
+  });
+  it('in a pod without a mounted token, says where it looked', () => {
+    const env = { ...noHome, KUBERNETES_SERVICE_HOST: '10.0.0.1' };
+    expect(() => loadKubeConfig({ kubeconfig: '', context: '' }, env, NO_POD)).toThrow(`no ServiceAccount token is mounted at ${NO_POD}/token`);
   });
   it('says so when nothing is there at all', () => {
-    expect(() => loadKubeConfig({ kubeconfig: '', context: '' }, noHome)).toThrow(/no kubeconfig found/);
+    expect(() => loadKubeConfig({ kubeconfig: '', context: '' }, noHome, NO_POD)).toThrow(/no kubeconfig found/);
   });
   it('refuses a kubeconfig without a current context', () => {
-    expect(() => loadKubeConfig({ kubeconfig: kubeconfig('https://one:6443', ['a'], ''), context: '' }, noHome)).toThrow(/no current context/);
+    expect(() => loadKubeConfig({ kubeconfig: kubeconfig('https://one:6443', ['a'], ''), context: '' }, noHome, NO_POD)).toThrow(/no current context/);
   });
 });

@@ -1,9 +1,9 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../../src/cli/parse.ts';
-import { POD_LABELS_FILE, goUnquote, parsePodLabels, readDoctorPod } from '../../../src/cluster/pod-identity.ts';
+import { parsePodLabels, readDoctorPod } from '../../../src/cluster/pod-identity.ts';
 
 describe('the downward-API labels file', () => {
   it('reads key="value" lines with Go-quoted values', () => {
@@ -27,9 +27,6 @@ describe('the downward-API labels file', () => {
       'plain-utf8': 'naïve',
     });
   });
-  it.each(['', '"', 'x', '"a"b"', '"\\q"', '"\\x1"', '"\\uD800"', '"\\400"', '"trailing\\"'])('%j is not a Go-quoted string', (text) => {
-    expect(goUnquote(text)).toBeUndefined();
-  });
   it('handles CRLF line ends and a missing final newline', () => {
     expect(parsePodLabels('a="1"\r\nb="2"')).toEqual({ a: '1', b: '2' });
   });
@@ -41,21 +38,18 @@ describe('readDoctorPod', () => {
   writeFileSync(file, 'app="doctor"\n');
 
   it('no POD_NAMESPACE: no identity (a workstation)', async () => {
-    expect(await readDoctorPod(undefined, file, '')).toBeUndefined();
-    expect(await readDoctorPod('', file, '')).toBeUndefined();
+    expect(await readDoctorPod({}, file)).toBeUndefined();
+    expect(await readDoctorPod({ namespace: '', name: 'p' }, file)).toBeUndefined();
   });
-  it('POD_NAMESPACE and a readable file: namespace and labels', async () => {
-    expect(await readDoctorPod('tools', file, '')).toEqual({ namespace: 'tools', labelsFile: file, labels: { app: 'doctor' } });
+  it('POD_NAMESPACE, POD_NAME and a readable file: namespace, name and labels', async () => {
+    expect(await readDoctorPod({ namespace: 'tools', name: 'doctor-test' }, file)).toEqual({ namespace: 'tools', name: 'doctor-test', labelsFile: file, labels: { app: 'doctor' } });
   });
-  it('the default path lies below the secrets root', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'icd-root-'));
-    mkdirSync(join(root, '/etc/podinfo'), { recursive: true });
-    writeFileSync(join(root, POD_LABELS_FILE), 'a="b"\n');
-    expect(await readDoctorPod('ns', undefined, root)).toEqual({ namespace: 'ns', labelsFile: `${root}${POD_LABELS_FILE}`, labels: { a: 'b' } });
+  it('without POD_NAME the pod has no name, so none of the pods read is taken for it', async () => {
+    expect(await readDoctorPod({ namespace: 'tools', name: '' }, file)).toEqual({ namespace: 'tools', labelsFile: file, labels: { app: 'doctor' } });
   });
   it('an unreadable file leaves the labels unknown, with the reason', async () => {
-    expect(await readDoctorPod('ns', join(dir, 'missing'), '')).toEqual({ namespace: 'ns', labelsFile: join(dir, 'missing'), labelsError: 'ENOENT' });
-    expect(await readDoctorPod('ns', dir, '')).toMatchObject({ labelsError: 'EISDIR' });
+    expect(await readDoctorPod({ namespace: 'ns' }, join(dir, 'missing'))).toEqual({ namespace: 'ns', labelsFile: join(dir, 'missing'), labelsError: 'ENOENT' });
+    expect(await readDoctorPod({ namespace: 'ns' }, dir)).toMatchObject({ labelsError: 'EISDIR' });
   });
 });
 

@@ -1,23 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { abortMessage, formatDuration, startBudget, timeoutMessage } from '../../../src/probes/deadline.ts';
-import { describeError, oneLine, redact } from '../../../src/probes/errors.ts';
+import { abortMessage, startBudget, timeoutMessage } from '../../../src/probes/deadline.ts';
+import { describeError, oneLine, redact } from '../../../src/text/errors.ts';
 
-describe('formatDuration / timeoutMessage', () => {
-  it.each([
-    [300, '300ms'],
-    [999, '999ms'],
-    [1_000, '1s'],
-    [1_500, '1.5s'],
-    [2_000, '2s'],
-    [59_000, '59s'],
-    [90_000, '1m30s'],
-    [3_600_000, '1h0m0s'],
-    [0, '0s'],
-    [-5, '0s'],
-  ])('%i ms → %s', (ms, text) => {
-    expect(formatDuration(ms)).toBe(text);
-  });
-
+describe('timeoutMessage / abortMessage', () => {
   it('words a timeout', () => {
     expect(timeoutMessage(2_000)).toBe('no answer within 2s');
   });

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { emitterFor, makeReport, type Report } from '../../../src/report/finding.ts';
+import { makeReport, type Report } from '../../../src/report/finding.ts';
+import { findingsOf } from '../../support/findings.ts';
 import { renderHuman } from '../../../src/report/render/human.ts';
 import { renderJson } from '../../../src/report/render/json.ts';
 import { renderTable } from '../../../src/report/render/table.ts';
@@ -14,11 +15,11 @@ import { renderTable } from '../../../src/report/render/table.ts';
 const GOLDEN_DIR = path.resolve(import.meta.dirname, '../../golden');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
-const cb = emitterFor('CacheBackendHealth');
-const sv = emitterFor('ServerReachability');
-const ct = emitterFor('CacheTenantHealth');
-const sn = emitterFor('SnapshotReachability');
-const pb = emitterFor('ProbeReachability');
+const cb = findingsOf('CacheBackendHealth');
+const sv = findingsOf('ServerReachability');
+const ct = findingsOf('CacheTenantHealth');
+const sn = findingsOf('SnapshotReachability');
+const pb = findingsOf('ProbeReachability');
 const SERVER = 'http://inference-cache-server.inference-cache-system.svc:8081';
 
 /** Every layout feature at once: all four sections, a finding without resource, awkward characters. */

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { emitterFor, makeReport, type Finding } from '../../../src/report/finding.ts';
+import { makeReport, type Finding } from '../../../src/report/finding.ts';
+import { findingsOf } from '../../support/findings.ts';
 import { OUTPUT_FORMATS, render, renderHuman, renderJson, renderTable } from '../../../src/report/render/index.ts';
 
-const cb = emitterFor('CacheBackendHealth');
-const sv = emitterFor('ServerReachability');
+const cb = findingsOf('CacheBackendHealth');
+const sv = findingsOf('ServerReachability');
 const empty = makeReport([]);
 
 describe('renderHuman', () => {

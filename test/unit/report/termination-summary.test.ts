@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { CODES, type Code } from '../../../src/report/codes.ts';
+import { codeTable } from '../../../src/checks/codes.ts';
+import type { Code } from '../../../src/checks/registry.ts';
 import { makeReport, type Finding } from '../../../src/report/finding.ts';
 import { TERMINATION_MESSAGE_MAX_BYTES, terminationSummary } from '../../../src/report/termination-summary.ts';
+import { codesOf } from '../../support/findings.ts';
 
 /** A finding of `code` with the status and (first) check the code table gives it. */
 function finding(code: Code, resource?: string): Finding {
-  const spec = CODES[code];
-  const check = spec.checks[0];
-  if (check === undefined) throw new Error(`${code} has no check`);
-  return { code, status: spec.status, check, ...(resource === undefined ? {} : { resource }), message: `${code} happened` };
+  const row = codeTable().find((r) => r.code === code);
+  const check = row?.checks[0];
+  if (row === undefined || check === undefined) throw new Error(`${code} has no check`);
+  return { code, status: row.status, check, ...(resource === undefined ? {} : { resource }), message: `${code} happened` };
 }
 
 const bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '');
-const codesOf = (status: string): Code[] => (Object.keys(CODES) as Code[]).filter((c) => CODES[c].status === status);
 const many = (code: Code, n: number, name = (i: number) => `cachebackend/ns-${i % 50}/backend-${i}`): Finding[] =>
   Array.from({ length: n }, (_, i) => finding(code, name(i)));
 

@@ -1,6 +1,6 @@
 /**
- * Turning whatever a network library threw into the one-line, secret-free error strings that the
- * probe results carry.
+ * Turning whatever a library threw into the one-line, secret-free error strings that reads, probes and
+ * the report carry. One line, because a message is rendered as one line of a report.
  *
  * @module
  */
@@ -57,4 +57,13 @@ export function describeError(err: unknown, depth = 0): string {
   } catch {
     return 'unknown error';
   }
+}
+
+/**
+ * The short reason of a failed file operation: its errno code (`ENOENT`, `EISDIR`) when it has one,
+ * else its one-line description.
+ */
+export function fileErrorReason(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code !== '' ? code : describeError(err);
 }

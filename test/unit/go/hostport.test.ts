@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { joinHostPort, splitHostPort } from '../../../src/probes/hostport.ts';
+import { joinHostPort, splitHostPort } from '../../../src/go/hostport.ts';
 
 describe('splitHostPort (Go net.SplitHostPort rules)', () => {
   it.each([

@@ -1,5 +1,34 @@
-import type { LabelSelector, SelectorRequirement } from '../cluster/state.ts';
-import { goQuote } from '../report/gofmt.ts';
+/**
+ * Label selectors, with the two semantics the doctor needs:
+ * - the upstream engineSelector rule (`engineSelectorSelects`): equality pairs only, and a label the
+ *   object lacks reads as the empty string, exactly as the upstream controller and doctor match it;
+ * - Kubernetes `LabelSelector` semantics (`matchSelector`) with `matchExpressions`, three-valued, for
+ *   NetworkPolicies, whose verdict may depend on labels the doctor cannot see.
+ *
+ * @module
+ */
+
+import { goQuote } from '../go/quote.ts';
+import type { LabelSelector, SelectorRequirement } from './state.ts';
+
+/** Equality pairs such as `spec.engineSelector.matchLabels`. */
+export type MatchLabels = Readonly<Record<string, string>>;
+
+/** Whether an engineSelector has at least one pair (only such a selector selects anything). */
+export function hasSelector(matchLabels: MatchLabels | undefined): matchLabels is MatchLabels {
+  return matchLabels !== undefined && Object.keys(matchLabels).length > 0;
+}
+
+/**
+ * Whether an engineSelector selects a set of labels, by the upstream rule: an empty or absent selector
+ * selects nothing, and a missing label reads as the empty string, so a pair `k: ""` selects objects
+ * without label `k`.
+ */
+export function engineSelectorSelects(matchLabels: MatchLabels | undefined, labels: MatchLabels): boolean {
+  if (!hasSelector(matchLabels)) return false;
+  for (const key in matchLabels) if ((labels[key] ?? '') !== matchLabels[key]) return false;
+  return true;
+}
 
 /**
  * What is known of an object's labels. `complete` is false when only some of them are known (the

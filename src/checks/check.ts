@@ -1,0 +1,105 @@
+/**
+ * The shape of a check. Each check is one declaration: its name, the codes it may emit (with status,
+ * meaning and remediation hint), the reads and probe results it needs, and its judge, a pure function
+ * from what it declared to its findings. Everything else derives from the declarations in the
+ * registry (`registry.ts`): the run order, the code table and docs/codes.md, the gather plan, the RBAC
+ * the chart must grant, and the API001 guard (`run.ts`).
+ *
+ * @module
+ */
+
+import type { Gathered, ItemOf, ListName, ReadName } from '../cluster/state.ts';
+import type { DoctorPod } from '../cluster/pod-identity.ts';
+import type { ProbeResults } from '../probes/results.ts';
+import type { Finding } from '../report/finding.ts';
+import type { Status } from '../report/status.ts';
+
+/** What the code table says about one code. A code's status never varies. */
+export interface CodeDeclaration {
+  readonly status: Status;
+  /** What the finding means, in one line. */
+  readonly meaning: string;
+  /** What an operator does about it, in one line. */
+  readonly hint: string;
+}
+
+/**
+ * How a check uses one read:
+ * - `items`: the check judges the listed objects; a failed list is reported as API001 for the check
+ *   by the runner, at the moment the check first looks at it, and the check ends there;
+ * - `read`: the check gets the read as it is (items or error) and judges a failure itself;
+ * - `optional`: as `read`, but the run may not have gathered it at all (`undefined`).
+ * A check whose `items` or `read` reads were not gathered does not run.
+ */
+export type ReadMode = 'items' | 'read' | 'optional';
+
+/** The reads a check declares, by name; `items` only for list reads. */
+export type ReadDeclaration = { readonly [K in ReadName]?: K extends ListName ? ReadMode : Exclude<ReadMode, 'items'> };
+
+/** The name of one probe result: the server probes or the CacheBackend dials. */
+export type ProbeName = keyof ProbeResults;
+
+/** `required`: the check runs only when the probe ran (not under `--config-only`); `optional`: it may be absent. */
+export type ProbeMode = 'required' | 'optional';
+
+export type ProbeDeclaration = { readonly [K in ProbeName]?: ProbeMode };
+
+/** What a judge sees of the gathered state: exactly its declared reads, each in its declared mode. */
+export type StateView<R extends ReadDeclaration> = {
+  readonly [K in keyof R & ReadName]: R[K] extends 'items'
+    ? K extends ListName
+      ? readonly ItemOf<K>[]
+      : never
+    : R[K] extends 'read'
+      ? Gathered<K>
+      : Gathered<K> | undefined;
+};
+
+/** What a judge sees of the probe results: its declared probes; an optional one may be absent. */
+export type ProbeView<P extends ProbeDeclaration> = {
+  readonly [K in keyof P & ProbeName]: P[K] extends 'required' ? NonNullable<ProbeResults[K]> : ProbeResults[K];
+};
+
+/** Everything a judge may look at. */
+export interface JudgeInput<R extends ReadDeclaration, P extends ProbeDeclaration> {
+  readonly state: StateView<R>;
+  readonly probes: ProbeView<P>;
+  /** The run's reference instant, read once at its start so that every time window uses the same one. */
+  readonly now: Date;
+  /** The `--namespace` scope; empty means all namespaces. */
+  readonly namespace: string;
+  /** The doctor's own pod when it runs in one; absent from a workstation. */
+  readonly self?: DoctorPod;
+}
+
+/** Makes a finding of one check: the status comes from the declaration, and only declared codes type-check. */
+export type Emit<C extends string> = (code: C, resource: string | undefined, message: string) => Finding;
+
+/** One check, declared. */
+export interface Check<N extends string = string, C extends string = string, R extends ReadDeclaration = ReadDeclaration, P extends ProbeDeclaration = ProbeDeclaration> {
+  /** The `check` field of its findings; part of the report contract. */
+  readonly name: N;
+  readonly codes: { readonly [K in C]: CodeDeclaration };
+  readonly reads: R;
+  readonly probes: P;
+  /** Pure: no I/O, no clock, no process. Findings in emission order, made with {@link emitterFor}. */
+  judge(input: JudgeInput<R, P>): Finding[];
+}
+
+/**
+ * The emitter of a check's findings, made from the same name and codes as its declaration (a check
+ * file makes it first, for its judge to use).
+ */
+export function emitterFor<N extends string, C extends string>(name: N, codes: { readonly [K in C]: CodeDeclaration }): Emit<C> {
+  return (code, resource, message) => {
+    const { status } = codes[code];
+    return resource === undefined || resource === '' ? { code, status, check: name, message } : { code, status, check: name, resource, message };
+  };
+}
+
+/** Declares a check; the identity, there to infer the declaration's precise types. */
+export function defineCheck<const N extends string, C extends string, const R extends ReadDeclaration, const P extends ProbeDeclaration>(
+  check: Check<N, C, R, P>,
+): Check<N, C, R, P> {
+  return check;
+}

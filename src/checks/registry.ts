@@ -1,0 +1,82 @@
+import { READS, SERVER_DISCOVERY, type ApiAccess } from '../cluster/reads.ts';
+import type { ReadName } from '../cluster/state.ts';
+import type { Finding } from '../report/finding.ts';
+import { cacheBackendHealth } from './cachebackend-health.ts';
+import { cachePolicyCoverage } from './cachepolicy-coverage.ts';
+import { cacheTenantHealth } from './cachetenant-health.ts';
+import type { Check, ProbeName } from './check.ts';
+import { enginePodInjectionAudit } from './engine-pod-injection.ts';
+import { imagePullability } from './image-pull.ts';
+import { namespaceScope } from './namespace-scope.ts';
+import { networkPolicyReachability } from './network-policy.ts';
+import { nodeFit } from './node-fit.ts';
+import { orphanPodCheck } from './orphan-pods.ts';
+import { policyReachability } from './policy-reachability.ts';
+import { probeReachability } from './probe-reachability.ts';
+import { runCheck, type CheckInput } from './run.ts';
+import { serverReachability } from './server-reachability.ts';
+import { snapshotReachability } from './snapshot-reachability.ts';
+
+/**
+ * THE registry: every check, in its fixed run order. Upstream's nine come first, in upstream's order;
+ * ours follow them. Adding a check is its file, one line here, and its test table.
+ */
+export const CHECKS = [
+  serverReachability,
+  snapshotReachability,
+  policyReachability,
+  probeReachability,
+  cacheBackendHealth,
+  enginePodInjectionAudit,
+  orphanPodCheck,
+  cacheTenantHealth,
+  cachePolicyCoverage,
+  namespaceScope,
+  nodeFit,
+  imagePullability,
+  networkPolicyReachability,
+] as const;
+
+type Registered = (typeof CHECKS)[number];
+
+/** The name of a registered check: the `check` field of its findings. */
+export type CheckName = Registered['name'];
+
+type CodesOf<T> = T extends Check<string, infer C> ? C : never;
+
+/** A finding code of some registered check. */
+export type Code = CodesOf<Registered>;
+
+/** Runs every check in order and concatenates their findings. */
+export function judge(input: CheckInput, checks: readonly Check[] = CHECKS): Finding[] {
+  return checks.flatMap((check) => runCheck(check, input));
+}
+
+/** What one run must gather and probe, derived from what its checks declare. */
+export interface RunPlan {
+  readonly reads: ReadonlySet<ReadName>;
+  readonly probes: ReadonlySet<ProbeName>;
+}
+
+/**
+ * The plan of a run: under `--config-only` no probe runs, so the checks that require one do not run
+ * and their reads are not gathered; every other check's reads are.
+ */
+export function planRun(options: { readonly configOnly: boolean }, checks: readonly Check[] = CHECKS): RunPlan {
+  const probing = (check: Check) => !options.configOnly || Object.values(check.probes).every((mode) => mode !== 'required');
+  const active = checks.filter(probing);
+  return {
+    reads: new Set(active.flatMap((check) => Object.keys(check.reads) as ReadName[])),
+    probes: new Set(options.configOnly ? [] : active.flatMap((check) => Object.keys(check.probes) as ProbeName[])),
+  };
+}
+
+/**
+ * Every API access some run may take: the reads the checks declare, and the Service discovery of the
+ * server probes. The chart's ClusterRole must grant exactly these.
+ */
+export function apiAccesses(checks: readonly Check[] = CHECKS): ApiAccess[] {
+  const reads = new Set(checks.flatMap((check) => Object.keys(check.reads) as ReadName[]));
+  const probed = checks.some((check) => check.probes.server !== undefined);
+  return [...[...reads].map((name) => READS[name].access), ...(probed ? [SERVER_DISCOVERY] : [])];
+}

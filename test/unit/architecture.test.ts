@@ -1,0 +1,108 @@
+// The house rules of DESIGN §3 that a reader of src/ can check: data flows one way (no layer imports a
+// layer above it, and peers do not import each other), only main.ts touches `process`, and nothing
+// runs at import time that reads the filesystem or the environment.
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '../../src');
+
+/**
+ * The layers, lowest first. A module may import its own layer's modules and any layer of a lower rank;
+ * two layers of the same rank are peers and may not import each other.
+ */
+const LAYER_RANK: Readonly<Record<string, number>> = {
+  'version.ts': 0,
+  go: 0,
+  text: 0,
+  report: 1,
+  cluster: 2,
+  probes: 2,
+  checks: 3,
+  cli: 4,
+  'doctor.ts': 5,
+  'main.ts': 6,
+};
+
+/** The layer of a file under src/: its top-level folder, or the file itself at the top. */
+function layerOf(file: string): string {
+  return relative(SRC, file).split('/')[0] ?? '';
+}
+
+/** Every import specifier of a TypeScript source: static, re-export, type-only and dynamic. */
+function importsOf(source: string): string[] {
+  const found = new Set<string>();
+  const patterns = [/(?:^|\n)\s*(?:import|export)\s[^'";]*?\sfrom\s*['"]([^'"]+)['"]/g, /(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
+  for (const pattern of patterns) for (const m of source.matchAll(pattern)) if (m[1] !== undefined) found.add(m[1]);
+  return [...found];
+}
+
+/** The imports that break the layering, as `from → to` lines. */
+function violations(files: ReadonlyMap<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, source] of files) {
+    const from = layerOf(file);
+    for (const spec of importsOf(source)) {
+      if (!spec.startsWith('.')) continue;
+      const to = layerOf(resolve(dirname(file), spec));
+      if (to === from) continue;
+      const [a, b] = [LAYER_RANK[from], LAYER_RANK[to]];
+      if (a === undefined || b === undefined || b >= a) out.push(`${relative(SRC, file)} → ${spec} (${from} may not import ${to})`);
+    }
+  }
+  return out.sort();
+}
+
+function sources(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith('.ts')) {
+      const file = join(entry.parentPath, entry.name);
+      files.set(file, readFileSync(file, 'utf8'));
+    }
+  }
+  return files;
+}
+
+const SOURCES = sources(SRC);
+
+describe('the layers of src/', () => {
+  it('every top-level folder and file of src/ has a layer', () => {
+    const unknown = [...new Set([...SOURCES.keys()].map(layerOf))].filter((layer) => LAYER_RANK[layer] === undefined);
+    expect(unknown).toEqual([]);
+  });
+
+  it('no module imports a layer above its own, or a peer layer', () => {
+    expect(violations(SOURCES)).toEqual([]);
+  });
+
+  it('the rule catches an upward import, a peer import and a type-only one', () => {
+    const at = (path: string) => join(SRC, path);
+    const planted = new Map([
+      [at('go/x.ts'), "import { render } from '../report/render/index.ts';"],
+      [at('probes/y.ts'), "import type { ClusterState } from '../cluster/state.ts';"],
+      [at('checks/z.ts'), "export { parse } from '../cli/parse.ts';\nconst m = await import('../doctor.ts');"],
+      [at('checks/ok.ts'), "import { goQuote } from '../go/quote.ts';\nimport type { Pod } from '../cluster/state.ts';"],
+    ]);
+    expect(violations(planted)).toEqual([
+      "checks/z.ts → ../cli/parse.ts (checks may not import cli)",
+      "checks/z.ts → ../doctor.ts (checks may not import doctor.ts)",
+      "go/x.ts → ../report/render/index.ts (go may not import report)",
+      "probes/y.ts → ../cluster/state.ts (probes may not import cluster)",
+    ]);
+  });
+});
+
+describe('process and environment', () => {
+  it('only main.ts touches process', () => {
+    const touching = [...SOURCES]
+      .filter(([file, source]) => layerOf(file) !== 'main.ts' && /\bprocess\s*[.[]/.test(source.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')))
+      .map(([file]) => relative(SRC, file));
+    expect(touching).toEqual([]);
+  });
+
+  it('no production module names an environment variable that exists only for tests', () => {
+    const testOnly = [...SOURCES].filter(([, source]) => /\bINFERENCECACHE_[A-Z_]+/.test(source)).map(([file]) => relative(SRC, file));
+    expect(testOnly).toEqual([]);
+  });
+});

@@ -1,4 +1,0 @@
-import { cachePolicyTable } from './cachepolicy.cases.ts';
-import { runTable } from './runner.ts';
-
-runTable(cachePolicyTable);

@@ -1,4 +1,0 @@
-import { cacheTenantTable } from './cachetenant.cases.ts';
-import { runTable } from './runner.ts';
-
-runTable(cacheTenantTable);

@@ -1,0 +1,208 @@
+/**
+ * The registry and the code table it derives: every code well-formed and produced by some table case,
+ * upstream's codes with upstream's statuses (upstream-doctor.md R-0.4/R-0.5, written out here on their
+ * own so that the declarations are checked against the spec), every finding agreeing with the table,
+ * API001 declared wherever the runner may emit it, and no check reading what it did not declare.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { API001 } from '../../../src/checks/api-read.ts';
+import { defineCheck, emitterFor, type Check } from '../../../src/checks/check.ts';
+import { codeTable } from '../../../src/checks/codes.ts';
+import { CHECKS, judge, planRun } from '../../../src/checks/registry.ts';
+import { runCheck, type CheckInput } from '../../../src/checks/run.ts';
+import { codesMarkdown } from '../../../src/report/code-table.ts';
+import type { Finding } from '../../../src/report/finding.ts';
+import { STATUSES } from '../../../src/report/status.ts';
+import { given, ok, pod } from './fixtures.ts';
+import { everythingFailing, judgeCases } from './judge.cases.ts';
+import { TABLES } from './tables.ts';
+
+const ROWS = codeTable();
+const ROW = new Map(ROWS.map((r) => [r.code, r]));
+
+/** R-0.5: upstream's codes and their fixed statuses. */
+const UPSTREAM_STATUS: Readonly<Record<string, string>> = {
+  API001: 'FAIL', SV001: 'FAIL', SV002: 'FAIL', SV003: 'OK',
+  SN001: 'FAIL', SN002: 'WARN', SN003: 'INFO', SN004: 'OK', SN005: 'WARN',
+  PL001: 'FAIL', PL002: 'OK', PL003: 'WARN', PB001: 'FAIL', PB002: 'OK', PB003: 'WARN',
+  CB001: 'WARN', CB002: 'WARN', CB003: 'WARN', CB004: 'WARN', CB005: 'WARN', CB006: 'OK', CB007: 'WARN',
+  EP001: 'WARN', EP002: 'OK', EP003: 'WARN', OP001: 'WARN',
+  CT001: 'WARN', CT002: 'OK', CP001: 'INFO', CP002: 'OK', CP003: 'WARN',
+};
+
+/** R-0.4: the upstream checks, in run order, with the codes each may carry. */
+const UPSTREAM_CHECKS: readonly (readonly [string, readonly string[]])[] = [
+  ['ServerReachability', ['SV001', 'SV002', 'SV003']],
+  ['SnapshotReachability', ['SN001', 'SN002', 'SN003', 'SN004', 'SN005']],
+  ['PolicyReachability', ['PL001', 'PL002', 'PL003']],
+  ['ProbeReachability', ['PB001', 'PB002', 'PB003']],
+  ['CacheBackendHealth', ['API001', 'CB001', 'CB002', 'CB003', 'CB004', 'CB005', 'CB006', 'CB007']],
+  ['EnginePodInjectionAudit', ['API001', 'EP001', 'EP002', 'EP003']],
+  ['OrphanPodCheck', ['API001', 'OP001']],
+  ['CacheTenantHealth', ['API001', 'CT001', 'CT002']],
+  ['CachePolicyCoverage', ['API001', 'CP001', 'CP002', 'CP003']],
+];
+
+const INPUTS: readonly CheckInput[] = [...TABLES.flatMap((t) => t.cases.map((c) => c.input)), ...judgeCases.map((c) => c.input)];
+
+/** Every finding every table case produces, from its own check and from the whole run. */
+const PRODUCED: readonly Finding[] = [
+  ...TABLES.flatMap((t) => t.cases.flatMap((c) => [...runCheck(t.check, c.input), ...judge(c.input)])),
+  ...judgeCases.flatMap((c) => judge(c.input)),
+];
+
+describe('the code table', () => {
+  it.each(ROWS)('$code has a status, its checks, and a one-line meaning and hint', (row) => {
+    expect(row.code).toMatch(/^[A-Z]{2,3}\d{3}$/);
+    expect(STATUSES).toContain(row.status);
+    expect(row.checks.length).toBeGreaterThan(0);
+    for (const text of [row.meaning, row.hint]) {
+      expect(text.trim()).not.toBe('');
+      expect(text).not.toMatch(/[\r\n]/);
+    }
+    expect(row.anchor).toBe(`#${row.code.toLowerCase()}`);
+  });
+
+  it('holds every upstream code with its upstream status', () => {
+    expect(Object.keys(UPSTREAM_STATUS)).toHaveLength(31);
+    for (const [code, status] of Object.entries(UPSTREAM_STATUS)) expect(ROW.get(code)?.status, code).toBe(status);
+  });
+
+  it('keeps the nine upstream checks first, in their order, each with the codes upstream gives it', () => {
+    expect(CHECKS.slice(0, 9).map((c) => c.name)).toEqual(UPSTREAM_CHECKS.map(([name]) => name));
+    for (const [i, [, codes]] of UPSTREAM_CHECKS.entries()) expect(Object.keys(CHECKS[i]?.codes ?? {}).sort()).toEqual([...codes].sort());
+  });
+
+  it('gives every code prefix but API001 to one check', () => {
+    const owner = new Map<string, Set<string>>();
+    for (const row of ROWS) {
+      if (row.code === 'API001') continue;
+      const prefix = row.code.replace(/\d+$/, '');
+      owner.set(prefix, new Set([...(owner.get(prefix) ?? []), ...row.checks]));
+    }
+    for (const [prefix, checks] of owner) expect([...checks], prefix).toHaveLength(1);
+  });
+
+  it('names each check once', () => {
+    const names = CHECKS.map((c) => c.name);
+    expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('refuses one code declared two ways', () => {
+    const codes = (hint: string) => ({ XX001: { status: 'OK', meaning: 'm', hint } }) as const;
+    const a = defineCheck({ name: 'A', codes: codes('one'), reads: {}, probes: {}, judge: () => [] });
+    const b = defineCheck({ name: 'B', codes: codes('two'), reads: {}, probes: {}, judge: () => [] });
+    expect(() => codeTable([a, b])).toThrow(/XX001 is declared differently by A and B/);
+  });
+
+  it('docs/codes.md is the one generated from the table (run `npm run docs` after changing a declaration)', () => {
+    const committed = readFileSync(new URL('../../../docs/codes.md', import.meta.url), 'utf8');
+    expect(committed).toBe(codesMarkdown(ROWS));
+  });
+});
+
+describe('the findings the checks make', () => {
+  it.each(ROWS)('$code is produced by at least one table case', ({ code }) => {
+    expect(PRODUCED.some((f) => f.code === code)).toBe(true);
+  });
+
+  it('every finding carries the status of its code and one of the code\'s checks', () => {
+    expect(PRODUCED.length).toBeGreaterThan(0);
+    for (const f of PRODUCED) {
+      const row = ROW.get(f.code);
+      expect(row, f.code).toBeDefined();
+      expect(f.status, f.code).toBe(row?.status);
+      expect(row?.checks, f.code).toContain(f.check);
+    }
+  });
+});
+
+describe('the API001 guard', () => {
+  it('every check with an `items` read declares API001, the shared declaration', () => {
+    for (const check of CHECKS as readonly Check[]) {
+      const guarded = Object.values(check.reads).includes('items');
+      if (guarded) expect((check.codes as Record<string, unknown>)['API001'], check.name).toBe(API001);
+    }
+  });
+
+  it('reports a failed `items` read when the check first needs it, and not before', () => {
+    const codes = { API001, XX001: { status: 'OK', meaning: 'm', hint: 'h' } } as const;
+    const emit = emitterFor('Lazy', codes);
+    const lazy = defineCheck({
+      name: 'Lazy',
+      codes,
+      reads: { cacheBackends: 'items', pods: 'items' },
+      probes: {},
+      judge: ({ state }) => (state.cacheBackends.length === 0 ? [] : [emit('XX001', undefined, `${state.pods.length} pods`)]),
+    });
+    const podsFailed = { ok: false, error: 'pods are forbidden' } as const;
+    expect(runCheck(lazy, given({ pods: podsFailed }))).toEqual([]);
+    const backend = { namespace: 'ns1', name: 'be', uid: 'u', conditions: [] };
+    expect(runCheck(lazy, given({ cacheBackends: ok([backend]), pods: podsFailed }))).toEqual([
+      { code: 'API001', status: 'FAIL', check: 'Lazy', resource: 'Pod', message: 'listing Pod objects failed: pods are forbidden' },
+    ]);
+    expect(runCheck(lazy, given({ cacheBackends: ok([backend]), pods: ok([pod('p')]) })).map((f) => f.message)).toEqual(['1 pods']);
+  });
+
+  it('does not run a check whose required reads or probes were not gathered', () => {
+    const seen: string[] = [];
+    const needy = defineCheck({ name: 'Needy', codes: {}, reads: { nodes: 'items' }, probes: { server: 'required' }, judge: () => (seen.push('ran'), []) });
+    runCheck(needy, given({}));
+    expect(seen).toEqual([]);
+  });
+});
+
+/** The state and probe keys a check touched while judging an input. */
+function touched(check: Check, input: CheckInput): { reads: string[]; probes: string[] } {
+  const reads = new Set<string>();
+  const probes = new Set<string>();
+  const recording = <T extends object>(target: T, seen: Set<string>): T =>
+    new Proxy(target, {
+      get(t, key, receiver) {
+        if (typeof key === 'string') seen.add(key);
+        return Reflect.get(t, key, receiver) as unknown;
+      },
+    });
+  runCheck(check, { ...input, state: recording(input.state, reads), probes: recording(input.probes, probes) });
+  return { reads: [...reads], probes: [...probes] };
+}
+
+function undeclared(check: Check, input: CheckInput): string[] {
+  const { reads, probes } = touched(check, input);
+  return [...reads.filter((k) => !(k in check.reads)).map((k) => `state.${k}`), ...probes.filter((k) => !(k in check.probes)).map((k) => `probes.${k}`)];
+}
+
+describe('declared reads', () => {
+  it.each(CHECKS.map((c) => [c.name, c] as const))('%s reads only what it declares, on every table input', (_, check) => {
+    const wide = { ...everythingFailing, state: { ...everythingFailing.state, nodes: ok([]), serviceAccounts: ok([]), networkPolicies: ok([]), pullSecrets: new Map(), scopeNamespace: { kind: 'not-found' }, ownNamespace: { kind: 'not-found' } } } as CheckInput;
+    for (const input of [...INPUTS, wide]) expect(undeclared(check as Check, input)).toEqual([]);
+  });
+
+  it('catches a check that reads what it did not declare', () => {
+    const codes = { XX001: { status: 'OK', meaning: 'm', hint: 'h' } } as const;
+    const emit = emitterFor('Sneaky', codes);
+    const sneaky = defineCheck({
+      name: 'Sneaky',
+      codes,
+      reads: { cacheBackends: 'items' },
+      probes: {},
+      judge: ({ state }) => {
+        const all = state as unknown as { pods?: unknown };
+        return all.pods === undefined ? [] : [emit('XX001', undefined, `${state.cacheBackends.length}`)];
+      },
+    });
+    expect(undeclared(sneaky, given({}))).toEqual(['state.pods']);
+  });
+});
+
+describe('the run plan', () => {
+  it('gathers what the checks declare; under --config-only nothing for the checks that need the server probes', () => {
+    const full = planRun({ configOnly: false });
+    const configOnly = planRun({ configOnly: true });
+    expect([...full.reads].sort()).toEqual(['cacheBackends', 'cachePolicies', 'cacheTenants', 'events', 'networkPolicies', 'nodes', 'ownNamespace', 'pods', 'pullSecrets', 'scopeNamespace', 'serviceAccounts']);
+    expect([...configOnly.reads].sort()).toEqual(['cacheBackends', 'cachePolicies', 'cacheTenants', 'events', 'nodes', 'pods', 'pullSecrets', 'scopeNamespace', 'serviceAccounts']);
+    expect([...full.probes].sort()).toEqual(['dials', 'server']);
+    expect([...configOnly.probes]).toEqual([]);
+  });
+});
