@@ -9,7 +9,9 @@ const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 let commit = process.env.INFERENCECACHE_COMMIT || 'unknown';
 if (!process.env.INFERENCECACHE_COMMIT) {
   try {
-    commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+    commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim();
   } catch {
     // Not a git checkout (e.g. a source tarball): the version still identifies the build.
   }

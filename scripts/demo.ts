@@ -10,7 +10,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { bundleIsStale, closedPort, ensureBundle } from '../test/support/bundle.ts';
-import { ago, bindPod, condition, coreEvent, createBackend, createNode, createPod, createPodWithSpec, createTenant } from '../test/support/cluster-objects.ts';
+import {
+  ago,
+  bindPod,
+  condition,
+  coreEvent,
+  createBackend,
+  createNode,
+  createPod,
+  createPodWithSpec,
+  createTenant,
+} from '../test/support/cluster-objects.ts';
 import { missingBinaries, resolveBinaries, startControlPlane } from '../test/support/controlplane/controlplane.ts';
 import { createNamespace } from '../test/support/fixtures.ts';
 import { startSampleInstall } from '../test/support/sample-install.ts';
@@ -38,30 +48,72 @@ function runOrExit(command: string, args: string[]): void {
 async function createBrokenWorkload(kc: KubeConfig, closedEndpoint: string): Promise<void> {
   await createNamespace(kc, BROKEN_NAMESPACE);
   const serving = { conditions: [condition('Ready', 'True')], matchedEnginePods: 1, firstKVEventObservedAt: ago(86_400_000) };
-  await createBackend(kc, BROKEN_NAMESPACE, 'stale-index', { engineSelector: { matchLabels: { app: 'stale' } } }, {
-    ...serving,
-    indexParticipation: { prefixCount: 9, lastEventAt: ago(17 * 60_000) },
-  });
-  await createBackend(kc, BROKEN_NAMESPACE, 'lost-redis', { remoteStorage: { provider: 'Redis', ownership: 'Managed' } }, {
-    ...serving,
-    indexParticipation: { prefixCount: 3, lastEventAt: ago(4_000) },
-    remoteStorage: { endpoint: closedEndpoint },
-  });
-  await createBackend(kc, BROKEN_NAMESPACE, 'not-ready', { engineSelector: { matchLabels: { app: 'embed' } } }, {
-    conditions: [condition('Ready', 'False', 'EnginesMissing', 'no engine pod matches the selector')],
-  });
+  await createBackend(
+    kc,
+    BROKEN_NAMESPACE,
+    'stale-index',
+    { engineSelector: { matchLabels: { app: 'stale' } } },
+    {
+      ...serving,
+      indexParticipation: { prefixCount: 9, lastEventAt: ago(17 * 60_000) },
+    },
+  );
+  await createBackend(
+    kc,
+    BROKEN_NAMESPACE,
+    'lost-redis',
+    { remoteStorage: { provider: 'Redis', ownership: 'Managed' } },
+    {
+      ...serving,
+      indexParticipation: { prefixCount: 3, lastEventAt: ago(4_000) },
+      remoteStorage: { endpoint: closedEndpoint },
+    },
+  );
+  await createBackend(
+    kc,
+    BROKEN_NAMESPACE,
+    'not-ready',
+    { engineSelector: { matchLabels: { app: 'embed' } } },
+    {
+      conditions: [condition('Ready', 'False', 'EnginesMissing', 'no engine pod matches the selector')],
+    },
+  );
   await createPod(kc, BROKEN_NAMESPACE, 'stale-engine-0', { app: 'stale' });
   await bindPod(kc, BROKEN_NAMESPACE, 'stale-engine-0', NODE);
-  await createPodWithSpec(kc, BROKEN_NAMESPACE, 'embed-engine-0', { app: 'embed' }, {
-    containers: [{ name: 'engine', image: 'engine:test', resources: { requests: { cpu: '4', memory: '24Gi', 'nvidia.com/gpu': '2' }, limits: { 'nvidia.com/gpu': '2' } } }],
-  });
+  await createPodWithSpec(
+    kc,
+    BROKEN_NAMESPACE,
+    'embed-engine-0',
+    { app: 'embed' },
+    {
+      containers: [
+        {
+          name: 'engine',
+          image: 'engine:test',
+          resources: { requests: { cpu: '4', memory: '24Gi', 'nvidia.com/gpu': '2' }, limits: { 'nvidia.com/gpu': '2' } },
+        },
+      ],
+    },
+  );
   const orphan = await createPod(kc, BROKEN_NAMESPACE, 'batch-engine-0', { app: 'batch', 'inferencecache.io/enabled': 'true' });
   await bindPod(kc, BROKEN_NAMESPACE, 'batch-engine-0', NODE);
-  await coreEvent(kc, BROKEN_NAMESPACE, { name: 'batch-engine-0', uid: orphan }, 'NoMatchingCacheBackend', 'pod asked for a cache but no CacheBackend selects it');
-  await createTenant(kc, BROKEN_NAMESPACE, 'team-batch', { tenantID: 'team-batch', quota: { maxIndexEntries: 5_000 } }, {
-    indexEntries: 7_300,
-    conditions: [condition('QuotaExceeded', 'True', 'OverQuota', 'oldest entries are being evicted')],
-  });
+  await coreEvent(
+    kc,
+    BROKEN_NAMESPACE,
+    { name: 'batch-engine-0', uid: orphan },
+    'NoMatchingCacheBackend',
+    'pod asked for a cache but no CacheBackend selects it',
+  );
+  await createTenant(
+    kc,
+    BROKEN_NAMESPACE,
+    'team-batch',
+    { tenantID: 'team-batch', quota: { maxIndexEntries: 5_000 } },
+    {
+      indexEntries: 7_300,
+      conditions: [condition('QuotaExceeded', 'True', 'OverQuota', 'oldest entries are being evicted')],
+    },
+  );
 }
 
 function runDoctor(args: string[]): Promise<number> {
@@ -87,13 +139,29 @@ async function main(): Promise<number> {
     const kc = new KubeConfig();
     kc.loadFromFile(cp.kubeconfigPath);
     step('applying the sample install and starting the reference cache-plane server');
-    const install = await startSampleInstall(kc, { server: cp.server, caFile: cp.caFile, dir, workloadNamespace: 'demo-healthy', nodeName: NODE });
+    const install = await startSampleInstall(kc, {
+      server: cp.server,
+      caFile: cp.caFile,
+      dir,
+      workloadNamespace: 'demo-healthy',
+      nodeName: NODE,
+    });
     try {
-      step(`adding node ${NODE} (8 CPU, 32Gi, 1 GPU) and broken objects in namespace ${BROKEN_NAMESPACE}; the server is an older build without the /probe route`);
+      step(
+        `adding node ${NODE} (8 CPU, 32Gi, 1 GPU) and broken objects in namespace ${BROKEN_NAMESPACE}; the server is an older build without the /probe route`,
+      );
       await createNode(kc, NODE, { allocatable: { cpu: '8', memory: '32Gi', 'nvidia.com/gpu': '1' } });
       await createBrokenWorkload(kc, `127.0.0.1:${await closedPort()}`);
       install.server.setFaults({ probe: { missing: true } });
-      const args = ['doctor', '--kubeconfig', cp.kubeconfigPath, '--server-endpoint', install.serverEndpoint, '--snapshot-token-file', install.tokenFile];
+      const args = [
+        'doctor',
+        '--kubeconfig',
+        cp.kubeconfigPath,
+        '--server-endpoint',
+        install.serverEndpoint,
+        '--snapshot-token-file',
+        install.tokenFile,
+      ];
       step(`running: inferencecache ${args.join(' ')}`);
       process.stderr.write('\n');
       const code = await runDoctor(args);

@@ -79,7 +79,14 @@ async function locateServer(options: DoctorOptions, api: KubeApi, signal: AbortS
   return { kind: 'found', grpcTarget: joinHostPort(host, grpcPort), httpBase: `http://${joinHostPort(host, SNAPSHOT_PORT)}` };
 }
 
-async function probeServer(options: DoctorOptions, api: KubeApi, files: PodFiles, deadline: number, signal: AbortSignal, warnings: string[]): Promise<ServerProbes> {
+async function probeServer(
+  options: DoctorOptions,
+  api: KubeApi,
+  files: PodFiles,
+  deadline: number,
+  signal: AbortSignal,
+  warnings: string[],
+): Promise<ServerProbes> {
   const location = await locateServer(options, api, signal);
   if (location.kind === 'failed') {
     warnings.push(`${location.error}; the server probes are skipped`);
@@ -103,7 +110,9 @@ async function probeServer(options: DoctorOptions, api: KubeApi, files: PodFiles
 /** Dials every distinct published endpoint of the backends that have a remote tier. */
 async function dialEndpoints(state: ClusterState, deadline: number, signal: AbortSignal): Promise<Map<string, DialResult>> {
   const backends = state.cacheBackends?.ok === true ? state.cacheBackends.items : [];
-  const endpoints = [...new Set(backends.flatMap((b) => (b.remoteStorage !== undefined && b.endpoint !== undefined ? [b.endpoint.value] : [])))];
+  const endpoints = [
+    ...new Set(backends.flatMap((b) => (b.remoteStorage !== undefined && b.endpoint !== undefined ? [b.endpoint.value] : []))),
+  ];
   const results = new Map<string, DialResult>();
   let next = 0;
   const worker = async () => {
@@ -132,7 +141,11 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
 
   const serverProbes = plan.probes.has('server') ? probeServer(options, api, files, deadline, signal, warnings) : undefined;
   const self = await readDoctorPod(environment.pod, options.podLabelsFile ?? files.podLabels);
-  const state = await gatherClusterState(api, { reads: plan.reads, namespace: options.namespace, ...(self === undefined ? {} : { self }) }, signal);
+  const state = await gatherClusterState(
+    api,
+    { reads: plan.reads, namespace: options.namespace, ...(self === undefined ? {} : { self }) },
+    signal,
+  );
   const dials = plan.probes.has('dials') ? await dialEndpoints(state, deadline, signal) : undefined;
   const server = await serverProbes;
 

@@ -45,7 +45,10 @@ async function writeTerminationMessage(text: string): Promise<void> {
     if (file !== undefined) writeFileSync(file, text);
   } catch (err) {
     const why = fileErrorReason(err);
-    await write(process.stderr, `warning: could not write the termination message to ${JSON.stringify(file ?? IN_POD.terminationLog)} (${why})\n`);
+    await write(
+      process.stderr,
+      `warning: could not write the termination message to ${JSON.stringify(file ?? IN_POD.terminationLog)} (${why})\n`,
+    );
   }
 }
 

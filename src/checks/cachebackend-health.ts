@@ -25,7 +25,7 @@ const CODES = {
   CB003: {
     status: 'WARN',
     meaning: 'No KV event has ever been observed for the CacheBackend.',
-    hint: "Check that the engine publishes KV events (its KV-event flags) and that the subscriber sidecar was injected into the engine pods (see the EP findings).",
+    hint: 'Check that the engine publishes KV events (its KV-event flags) and that the subscriber sidecar was injected into the engine pods (see the EP findings).',
   },
   CB004: {
     status: 'WARN',
@@ -62,7 +62,13 @@ function resourceOf(b: CacheBackend): string {
 function readyAxis(b: CacheBackend): Finding[] {
   const ready = conditionOf(b.conditions, 'Ready');
   if (ready === undefined) {
-    return [emit('CB001', resourceOf(b), 'no Ready condition yet: the controller has not reconciled this backend, or has never seen a KV event for it')];
+    return [
+      emit(
+        'CB001',
+        resourceOf(b),
+        'no Ready condition yet: the controller has not reconciled this backend, or has never seen a KV event for it',
+      ),
+    ];
   }
   if (ready.status === 'True') return [];
   return [emit('CB001', resourceOf(b), `Ready=${ready.status} (reason ${ready.reason}): ${ready.message}`)];
@@ -78,7 +84,13 @@ function selectorAxis(b: CacheBackend, pods: Read<Pod>): Finding[] {
   if (b.matchedEnginePods !== undefined) {
     matched = b.matchedEnginePods;
   } else if (!pods.ok) {
-    return [emit('API001', resourceOf(b), `the engine pods this backend selects could not be counted, so the selector check is inconclusive: ${pods.error}`)];
+    return [
+      emit(
+        'API001',
+        resourceOf(b),
+        `the engine pods this backend selects could not be counted, so the selector check is inconclusive: ${pods.error}`,
+      ),
+    ];
   } else {
     matched = pods.items.filter((p) => p.namespace === b.namespace && engineSelectorSelects(b.matchLabels, p.labels)).length;
   }
@@ -162,7 +174,13 @@ export const cacheBackendHealth = defineCheck({
   judge({ state, probes, now }) {
     const { dials } = probes;
     return state.cacheBackends.flatMap((b) => {
-      const found = [...readyAxis(b), ...selectorAxis(b, state.pods), ...eventFreshnessAxis(b, now), ...functionalProbeAxis(b), ...endpointAxis(b, dials)];
+      const found = [
+        ...readyAxis(b),
+        ...selectorAxis(b, state.pods),
+        ...eventFreshnessAxis(b, now),
+        ...functionalProbeAxis(b),
+        ...endpointAxis(b, dials),
+      ];
       return found.length > 0 ? found : [emit('CB006', resourceOf(b), healthySummary(b, dials !== undefined))];
     });
   },

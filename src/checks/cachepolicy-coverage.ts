@@ -40,7 +40,12 @@ export const cachePolicyCoverage = defineCheck({
     return namespaces.map((ns) => {
       const resource = `namespace/${ns}`;
       const n = perNamespace.get(ns) ?? 0;
-      if (n === 0) return emit('CP001', resource, `namespace ${goQuote(ns)} has CacheBackends but no CachePolicy, so the server's default eviction and lookup policy applies`);
+      if (n === 0)
+        return emit(
+          'CP001',
+          resource,
+          `namespace ${goQuote(ns)} has CacheBackends but no CachePolicy, so the server's default eviction and lookup policy applies`,
+        );
       if (n === 1) return emit('CP002', resource, `namespace ${goQuote(ns)} has exactly 1 CachePolicy`);
       return emit(
         'CP003',

@@ -31,7 +31,11 @@ export const cacheTenantHealth = defineCheck({
       const entries = t.indexEntries === undefined ? 'unknown' : String(t.indexEntries);
       const quota = t.maxIndexEntries === undefined ? 'unset' : String(t.maxIndexEntries);
       const detail = exceeded.message === '' ? '' : ` — ${exceeded.message}`;
-      return emit('CT001', resource, `QuotaExceeded=True for tenant ${goQuote(t.tenantID)}: ${entries} index entries, maxIndexEntries quota ${quota}${detail}`);
+      return emit(
+        'CT001',
+        resource,
+        `QuotaExceeded=True for tenant ${goQuote(t.tenantID)}: ${entries} index entries, maxIndexEntries quota ${quota}${detail}`,
+      );
     });
   },
 });

@@ -76,7 +76,12 @@ export interface JudgeInput<R extends ReadDeclaration, P extends ProbeDeclaratio
 export type Emit<C extends string> = (code: C, resource: string | undefined, message: string) => Finding;
 
 /** One check, declared. */
-export interface Check<N extends string = string, C extends string = string, R extends ReadDeclaration = ReadDeclaration, P extends ProbeDeclaration = ProbeDeclaration> {
+export interface Check<
+  N extends string = string,
+  C extends string = string,
+  R extends ReadDeclaration = ReadDeclaration,
+  P extends ProbeDeclaration = ProbeDeclaration,
+> {
   /** The `check` field of its findings; part of the report contract. */
   readonly name: N;
   readonly codes: { readonly [K in C]: CodeDeclaration };
@@ -93,7 +98,9 @@ export interface Check<N extends string = string, C extends string = string, R e
 export function emitterFor<N extends string, C extends string>(name: N, codes: { readonly [K in C]: CodeDeclaration }): Emit<C> {
   return (code, resource, message) => {
     const { status } = codes[code];
-    return resource === undefined || resource === '' ? { code, status, check: name, message } : { code, status, check: name, resource, message };
+    return resource === undefined || resource === ''
+      ? { code, status, check: name, message }
+      : { code, status, check: name, resource, message };
   };
 }
 

@@ -20,7 +20,8 @@ export function codeTable(checks: readonly Check[] = CHECKS): CodeRow[] {
     for (const [code, declaration] of Object.entries<CodeDeclaration>(check.codes)) {
       const row = rows.get(code);
       if (row === undefined) rows.set(code, { declaration, checks: [check.name] });
-      else if (row.declaration !== declaration) throw new Error(`${code} is declared differently by ${row.checks.join(', ')} and ${check.name}`);
+      else if (row.declaration !== declaration)
+        throw new Error(`${code} is declared differently by ${row.checks.join(', ')} and ${check.name}`);
       else row.checks.push(check.name);
     }
   }

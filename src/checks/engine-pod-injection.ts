@@ -15,11 +15,15 @@ const CODES = {
     meaning: 'An engine pod selected by a CacheBackend carries no injection marker.',
     hint: "Restart the pod's workload (kubectl rollout restart) so that the mutating webhook sees it; if it stays uninjected, check the webhook's configuration, its Service and the controller's logs.",
   },
-  EP002: { status: 'OK', meaning: 'An engine pod selected by a CacheBackend was injected (validated annotation or Event).', hint: 'Nothing to do.' },
+  EP002: {
+    status: 'OK',
+    meaning: 'An engine pod selected by a CacheBackend was injected (validated annotation or Event).',
+    hint: 'Nothing to do.',
+  },
   EP003: {
     status: 'WARN',
     meaning: 'An engine pod is selected by more than one CacheBackend in its namespace.',
-    hint: "Make the engineSelectors of the CacheBackends in that namespace disjoint, so each engine pod is served by exactly one backend.",
+    hint: 'Make the engineSelectors of the CacheBackends in that namespace disjoint, so each engine pod is served by exactly one backend.',
   },
 } as const satisfies Record<string, CodeDeclaration>;
 
@@ -33,12 +37,7 @@ export const INJECTED_EVENT_REASON = 'InjectedByCacheBackend';
 
 function hasValidAnnotation(pod: Pod, backend: CacheBackend): boolean {
   const by = pod.annotations[INJECTED_BY] ?? '';
-  return (
-    by !== '' &&
-    by === `${pod.namespace}/${backend.name}` &&
-    backend.uid !== '' &&
-    pod.annotations[INJECTED_BY_UID] === backend.uid
-  );
+  return by !== '' && by === `${pod.namespace}/${backend.name}` && backend.uid !== '' && pod.annotations[INJECTED_BY_UID] === backend.uid;
 }
 
 /**
@@ -67,7 +66,11 @@ export const enginePodInjectionAudit = defineCheck({
 });
 
 /** The finding of each selected pod, in list order. */
-function judgePods(pods: readonly Pod[], events: readonly EventRecord[], byNamespace: ReadonlyMap<string, readonly CacheBackend[]>): Finding[] {
+function judgePods(
+  pods: readonly Pod[],
+  events: readonly EventRecord[],
+  byNamespace: ReadonlyMap<string, readonly CacheBackend[]>,
+): Finding[] {
   const injectedUids = new Set(
     events
       .filter((e) => e.reason === INJECTED_EVENT_REASON && e.involved.kind === 'Pod' && e.involved.uid !== '')

@@ -63,10 +63,18 @@ function judgeSecret(ref: PullSecretRef, lookup: PullSecretLookup | undefined): 
   if (lookup === undefined) return emit('IP005', resource, `the pull secret was not read, so it could not be verified (${by})`);
   switch (lookup.kind) {
     case 'not-found':
-      return emit('IP001', resource, `the pull secret does not exist in namespace ${goQuote(ref.namespace)}; the kubelet pulls without these credentials, which a private registry refuses (${by})`);
+      return emit(
+        'IP001',
+        resource,
+        `the pull secret does not exist in namespace ${goQuote(ref.namespace)}; the kubelet pulls without these credentials, which a private registry refuses (${by})`,
+      );
     case 'unknown': {
       const why = lookup.status === 403 ? 'the doctor may not get it' : 'reading it failed';
-      return emit('IP005', resource, `whether the pull secret exists and is well-formed could not be verified: ${why}: ${lookup.error} (${by})`);
+      return emit(
+        'IP005',
+        resource,
+        `whether the pull secret exists and is well-formed could not be verified: ${why}: ${lookup.error} (${by})`,
+      );
     }
     case 'found':
       break;
@@ -75,18 +83,34 @@ function judgeSecret(ref: PullSecretRef, lookup: PullSecretLookup | undefined): 
   const expected = Object.keys(PULL_SECRET_KEYS).join(' or ');
   switch (content.kind) {
     case 'not-applicable':
-      return emit('IP002', resource, `the pull secret has type ${goQuote(type)}; the kubelet takes registry credentials only from ${expected}, so it ignores this one (${by})`);
+      return emit(
+        'IP002',
+        resource,
+        `the pull secret has type ${goQuote(type)}; the kubelet takes registry credentials only from ${expected}, so it ignores this one (${by})`,
+      );
     case 'no-key':
       return emit('IP003', resource, `the ${type} secret has no ${content.key} key, so it carries no registry credentials (${by})`);
     case 'not-json':
-      return emit('IP003', resource, `the ${content.key} key of the ${type} secret is not valid JSON, so the kubelet cannot use it (${by})`);
+      return emit(
+        'IP003',
+        resource,
+        `the ${content.key} key of the ${type} secret is not valid JSON, so the kubelet cannot use it (${by})`,
+      );
     case 'not-object':
-      return emit('IP003', resource, `the ${content.key} key of the ${type} secret is JSON but not an object, so it names no registry (${by})`);
+      return emit(
+        'IP003',
+        resource,
+        `the ${content.key} key of the ${type} secret is JSON but not an object, so it names no registry (${by})`,
+      );
     case 'no-auths':
       return emit('IP003', resource, `the ${content.key} key of the ${type} secret has no "auths" object, so it names no registry (${by})`);
     case 'credentials': {
       const legacy = type === 'kubernetes.io/dockercfg' ? ' (the legacy format, which the kubelet still reads)' : '';
-      return emit('IP006', resource, `the pull secret is a well-formed ${type}${legacy} with credentials for ${registries(content.registries)} (${by})`);
+      return emit(
+        'IP006',
+        resource,
+        `the pull secret is a well-formed ${type}${legacy} with credentials for ${registries(content.registries)} (${by})`,
+      );
     }
   }
 }
@@ -110,7 +134,13 @@ export const imagePullability = defineCheck({
     if (live.length === 0) return [];
     const findings: Finding[] = [];
     if (!serviceAccounts.ok) {
-      findings.push(emit('API001', 'ServiceAccount', `listing ServiceAccount objects failed, so pull secrets named by ServiceAccounts were not checked: ${serviceAccounts.error}`));
+      findings.push(
+        emit(
+          'API001',
+          'ServiceAccount',
+          `listing ServiceAccount objects failed, so pull secrets named by ServiceAccounts were not checked: ${serviceAccounts.error}`,
+        ),
+      );
     }
     const refs = pullSecretRefs(pods, backends, serviceAccounts.ok ? serviceAccounts.items : []);
     for (const ref of refs) findings.push(judgeSecret(ref, pullSecrets.get(secretKey(ref.namespace, ref.name))));
@@ -118,7 +148,13 @@ export const imagePullability = defineCheck({
       for (const w of pod.waiting ?? []) {
         if (!PULL_FAILURE_REASONS.has(w.reason)) continue;
         const said = w.message === '' ? 'no message' : goQuote(w.message);
-        findings.push(emit('IP004', `pod/${pod.namespace}/${pod.name}`, `container ${goQuote(w.container)} (image ${goQuote(w.image)}) is waiting in ${w.reason}: ${said}`));
+        findings.push(
+          emit(
+            'IP004',
+            `pod/${pod.namespace}/${pod.name}`,
+            `container ${goQuote(w.container)} (image ${goQuote(w.image)}) is waiting in ${w.reason}: ${said}`,
+          ),
+        );
       }
     }
     return findings;

@@ -32,7 +32,13 @@ export const namespaceScope = defineCheck({
     if (namespace === '' || lookup.kind === 'found') return [];
     const resource = `namespace/${namespace}`;
     if (lookup.kind === 'not-found') {
-      return [emit('NS001', resource, `namespace ${goQuote(namespace)} given with --namespace does not exist, so nothing was checked there; check its spelling`)];
+      return [
+        emit(
+          'NS001',
+          resource,
+          `namespace ${goQuote(namespace)} given with --namespace does not exist, so nothing was checked there; check its spelling`,
+        ),
+      ];
     }
     return [emit('NS002', resource, `whether namespace ${goQuote(namespace)} exists could not be verified: ${lookup.error}`)];
   },

@@ -28,7 +28,7 @@ const CODES = {
   NP004: {
     status: 'INFO',
     meaning: 'A :8081 probe got no answer and whether a NetworkPolicy is the cause could not be judged.',
-    hint: "Let the doctor read pods, NetworkPolicies and its own namespace (the chart grants these) and give it its labels file (the chart mounts it), then run again.",
+    hint: 'Let the doctor read pods, NetworkPolicies and its own namespace (the chart grants these) and give it its labels file (the chart mounts it), then run again.',
   },
 } as const satisfies Record<string, CodeDeclaration>;
 
@@ -68,7 +68,9 @@ function portAdmits(port: PolicyPort, server: Pod): boolean {
   if (port.protocol !== 'TCP') return false;
   if (port.port === undefined) return true;
   if (typeof port.port === 'number') {
-    return port.endPort === undefined ? port.port === CONTROLLER_FACING_PORT : port.port <= CONTROLLER_FACING_PORT && CONTROLLER_FACING_PORT <= port.endPort;
+    return port.endPort === undefined
+      ? port.port === CONTROLLER_FACING_PORT
+      : port.port <= CONTROLLER_FACING_PORT && CONTROLLER_FACING_PORT <= port.endPort;
   }
   return (server.namedPorts ?? []).some((p) => p.name === port.port && p.protocol === 'TCP' && p.port === CONTROLLER_FACING_PORT);
 }
@@ -90,9 +92,12 @@ function describePeer(peer: PolicyPeer, policyNamespace: string): string {
     const except = peer.ipBlock.except.length === 0 ? '' : ` except ${peer.ipBlock.except.join(', ')}`;
     return `addresses in ${peer.ipBlock.cidr}${except}`;
   }
-  const pods = peer.podSelector === undefined || isEmptySelector(peer.podSelector) ? 'any pod' : `pods with ${describeSelector(peer.podSelector)}`;
+  const pods =
+    peer.podSelector === undefined || isEmptySelector(peer.podSelector) ? 'any pod' : `pods with ${describeSelector(peer.podSelector)}`;
   if (peer.namespaceSelector === undefined) return `${pods} in namespace ${goQuote(policyNamespace)}`;
-  const namespaces = isEmptySelector(peer.namespaceSelector) ? 'any namespace' : `namespaces with ${describeSelector(peer.namespaceSelector)}`;
+  const namespaces = isEmptySelector(peer.namespaceSelector)
+    ? 'any namespace'
+    : `namespaces with ${describeSelector(peer.namespaceSelector)}`;
   return `${pods} in ${namespaces}`;
 }
 
@@ -128,19 +133,26 @@ function closedPolicies(selecting: readonly NetworkPolicyRecord[], open: readonl
     .filter((p) => !open.some((o) => o.policy === p))
     .map((p) => {
       const ports = p.ingress.flatMap((r) => r.ports.map((port) => describePort(port, server)));
-      return p.ingress.length === 0 ? `${policyName(p)} admits no ingress at all` : `${policyName(p)} admits only ${[...new Set(ports)].join(', ')}`;
+      return p.ingress.length === 0
+        ? `${policyName(p)} admits no ingress at all`
+        : `${policyName(p)} admits only ${[...new Set(ports)].join(', ')}`;
     });
 }
 
 /** `pods with … in namespace "x" (NetworkPolicy "x/p")`, one entry per peer of the open rules. */
 function admittedSources(open: readonly OpenRule[]): string[] {
-  return [...new Set(open.flatMap(({ policy, rule }) => rule.from.map((peer) => `${describePeer(peer, policy.namespace)} (${policyName(policy)})`)))];
+  return [
+    ...new Set(
+      open.flatMap(({ policy, rule }) => rule.from.map((peer) => `${describePeer(peer, policy.namespace)} (${policyName(policy)})`)),
+    ),
+  ];
 }
 
 function namespaceKnowledge(pod: DoctorPod, lookup: NamespaceLookup | undefined): { known: KnownLabels; gap?: string } {
   const partial = { labels: { [NAMESPACE_NAME_LABEL]: pod.namespace }, complete: false };
   if (lookup?.kind === 'found' && lookup.labels !== undefined) return { known: { labels: lookup.labels, complete: true } };
-  if (lookup === undefined || lookup.kind === 'found') return { known: partial, gap: `the labels of namespace ${goQuote(pod.namespace)} were not read` };
+  if (lookup === undefined || lookup.kind === 'found')
+    return { known: partial, gap: `the labels of namespace ${goQuote(pod.namespace)} were not read` };
   if (lookup.kind === 'not-found') return { known: partial, gap: `namespace ${goQuote(pod.namespace)} (POD_NAMESPACE) was not found` };
   return { known: partial, gap: `the labels of namespace ${goQuote(pod.namespace)} could not be read: ${lookup.error}` };
 }
@@ -148,7 +160,8 @@ function namespaceKnowledge(pod: DoctorPod, lookup: NamespaceLookup | undefined)
 function selfOf(pod: DoctorPod, lookup: NamespaceLookup | undefined): Self {
   const ns = namespaceKnowledge(pod, lookup);
   const gaps = ns.gap === undefined ? [] : [ns.gap];
-  if (pod.labels === undefined) gaps.push(`the doctor's own labels are unknown (reading ${pod.labelsFile} failed: ${pod.labelsError ?? 'unknown error'})`);
+  if (pod.labels === undefined)
+    gaps.push(`the doctor's own labels are unknown (reading ${pod.labelsFile} failed: ${pod.labelsError ?? 'unknown error'})`);
   return {
     pod,
     podLabels: pod.labels === undefined ? { labels: {}, complete: false } : { labels: pod.labels, complete: true },
@@ -186,10 +199,17 @@ function judgeServer(group: ServerGroup, policies: readonly NetworkPolicyRecord[
   const others = group.count > 1 ? ` and ${group.count - 1} more server pod(s) labelled alike` : '';
   const target = `port ${CONTROLLER_FACING_PORT} of the server pod${others}`;
   const selecting = policies.filter(
-    (p) => p.namespace === server.namespace && isolatesIngress(p) && matchSelector(p.podSelector, { labels: server.labels, complete: true }).verdict === 'yes',
+    (p) =>
+      p.namespace === server.namespace &&
+      isolatesIngress(p) &&
+      matchSelector(p.podSelector, { labels: server.labels, complete: true }).verdict === 'yes',
   );
   if (selecting.length === 0) {
-    return emit('NP003', resource, `${trigger}, but no NetworkPolicy isolates ingress to the server pod${others}, so none blocks :${CONTROLLER_FACING_PORT}; look at the server process, its Service and the network path instead`);
+    return emit(
+      'NP003',
+      resource,
+      `${trigger}, but no NetworkPolicy isolates ingress to the server pod${others}, so none blocks :${CONTROLLER_FACING_PORT}; look at the server process, its Service and the network path instead`,
+    );
   }
   const open: OpenRule[] = selecting.flatMap((policy) =>
     policy.ingress.flatMap((rule, index) => (ruleAdmitsPort(rule, server) ? [{ policy, index, rule }] : [])),
@@ -197,15 +217,27 @@ function judgeServer(group: ServerGroup, policies: readonly NetworkPolicyRecord[
   const closed = closedPolicies(selecting, open, server);
   const names = selecting.map(policyName).join(', ');
   if (open.length === 0) {
-    return emit('NP001', resource, `${trigger}: ${names} select${selecting.length === 1 ? 's' : ''} the server pod and admit${selecting.length === 1 ? 's' : ''} no traffic to ${target} from anyone: ${closed.join('; ')}`);
+    return emit(
+      'NP001',
+      resource,
+      `${trigger}: ${names} select${selecting.length === 1 ? 's' : ''} the server pod and admit${selecting.length === 1 ? 's' : ''} no traffic to ${target} from anyone: ${closed.join('; ')}`,
+    );
   }
   const anySource = open.find((o) => o.rule.from.length === 0);
   if (anySource !== undefined) {
-    return emit('NP003', resource, `${trigger}, but ${policyName(anySource.policy)} (ingress rule ${anySource.index + 1}) admits ${target} from any source, so no NetworkPolicy blocks it; look at the server process, its Service and the network path instead`);
+    return emit(
+      'NP003',
+      resource,
+      `${trigger}, but ${policyName(anySource.policy)} (ingress rule ${anySource.index + 1}) admits ${target} from any source, so no NetworkPolicy blocks it; look at the server process, its Service and the network path instead`,
+    );
   }
   const sources = admittedSources(open).join('; ');
   if (self === undefined) {
-    return emit('NP002', resource, `${trigger}, and the doctor runs outside the cluster (no POD_NAMESPACE), so it cannot be one of the sources the NetworkPolicies selecting the server pod admit to ${target}: ${sources}. Run the doctor as such a pod (the chart's Helm test does)`);
+    return emit(
+      'NP002',
+      resource,
+      `${trigger}, and the doctor runs outside the cluster (no POD_NAMESPACE), so it cannot be one of the sources the NetworkPolicies selecting the server pod admit to ${target}: ${sources}. Run the doctor as such a pod (the chart's Helm test does)`,
+    );
   }
   const who = `the doctor's pod (namespace ${goQuote(self.pod.namespace)}, ${labelText(self.pod.labels)})`;
   const judged = open.flatMap(({ policy, index, rule }) =>
@@ -213,12 +245,20 @@ function judgeServer(group: ServerGroup, policies: readonly NetworkPolicyRecord[
   );
   const admitted = judged.find((j) => j.verdict === 'yes');
   if (admitted !== undefined) {
-    return emit('NP003', resource, `${trigger}, but ${policyName(admitted.policy)} (ingress rule ${admitted.index + 1}) admits ${who} to ${target}, so no NetworkPolicy blocks it; look at the server process, its Service and the network path instead`);
+    return emit(
+      'NP003',
+      resource,
+      `${trigger}, but ${policyName(admitted.policy)} (ingress rule ${admitted.index + 1}) admits ${who} to ${target}, so no NetworkPolicy blocks it; look at the server process, its Service and the network path instead`,
+    );
   }
   const reasons = judged.map((j) => `${policyName(j.policy)} admits ${describePeer(j.peer, j.policy.namespace)}: ${j.lacks.join('; ')}`);
   const allReasons = [...reasons, ...closed].join(' | ');
   if (judged.some((j) => j.verdict === 'unknown')) {
-    return emit('NP004', resource, `${trigger}; whether the NetworkPolicies selecting the server pod admit ${who} to ${target} could not be decided, because ${self.gaps.join(' and ')}: ${allReasons}`);
+    return emit(
+      'NP004',
+      resource,
+      `${trigger}; whether the NetworkPolicies selecting the server pod admit ${who} to ${target} could not be decided, because ${self.gaps.join(' and ')}: ${allReasons}`,
+    );
   }
   return emit(
     'NP001',
@@ -268,9 +308,22 @@ export const networkPolicyReachability = defineCheck({
     const base = server.location.httpBase;
     const trigger = describeTrigger(failed, base);
     const { networkPolicies, pods } = state;
-    if (!pods.ok) return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing Pod objects failed: ${pods.error}`)];
+    if (!pods.ok)
+      return [
+        emit(
+          'NP004',
+          base,
+          `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing Pod objects failed: ${pods.error}`,
+        ),
+      ];
     if (!networkPolicies.ok) {
-      return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing NetworkPolicy objects failed: ${networkPolicies.error}`)];
+      return [
+        emit(
+          'NP004',
+          base,
+          `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing NetworkPolicy objects failed: ${networkPolicies.error}`,
+        ),
+      ];
     }
     const servers = pods.items.filter((p) => Object.entries(SERVER_POD_LABELS).every(([k, v]) => p.labels[k] === v));
     if (servers.length === 0) {
@@ -278,7 +331,13 @@ export const networkPolicyReachability = defineCheck({
       const labels = Object.entries(SERVER_POD_LABELS)
         .map(([k, v]) => `${k}=${v}`)
         .join(',');
-      return [emit('NP004', base, `${trigger}; whether a NetworkPolicy is the cause could not be judged: no pod labelled ${labels} was found ${scope}`)];
+      return [
+        emit(
+          'NP004',
+          base,
+          `${trigger}; whether a NetworkPolicy is the cause could not be judged: no pod labelled ${labels} was found ${scope}`,
+        ),
+      ];
     }
     const me = self === undefined ? undefined : selfOf(self, state.ownNamespace);
     return groupServers(servers).map((g) => judgeServer(g, networkPolicies.items, me, trigger));

@@ -90,7 +90,11 @@ function judgePod({ pod }: InstallPod, candidates: readonly Candidate[], nodes: 
       `the scheduler reports the pod Unschedulable (${said}) although ${names} ha${fitting.length === 1 ? 's' : 've'} the allocatable for ${requestText(request)}: requests of pods already there, taints, node selectors or affinity keep it off`,
     );
   }
-  return emit('NF003', resource, `the pending pod fits the allocatable of ${fitting.length} Ready, schedulable node(s) (${names}); ${asks}`);
+  return emit(
+    'NF003',
+    resource,
+    `the pending pod fits the allocatable of ${fitting.length} Ready, schedulable node(s) (${names}); ${asks}`,
+  );
 }
 
 /**

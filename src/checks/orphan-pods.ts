@@ -38,7 +38,11 @@ export const orphanPodCheck = defineCheck({
         return at !== undefined && at >= since;
       })
       .map((e) =>
-        emit('OP001', `pod/${e.involved.namespace}/${e.involved.name}`, `the pod has a ${NO_MATCH_EVENT_REASON} Event (LikelyOperatorMisconfiguration): ${e.message}`),
+        emit(
+          'OP001',
+          `pod/${e.involved.namespace}/${e.involved.name}`,
+          `the pod has a ${NO_MATCH_EVENT_REASON} Event (LikelyOperatorMisconfiguration): ${e.message}`,
+        ),
       );
   },
 });

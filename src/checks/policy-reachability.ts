@@ -16,4 +16,8 @@ const CODES = {
 } as const satisfies Record<string, CodeDeclaration>;
 
 /** PolicyReachability: HEAD /policy without a token proves that the eviction and lookup policy route is mounted. */
-export const policyReachability = defineRouteCheck('PolicyReachability', '/policy', CODES, { missing: 'PL001', wired: 'PL002', unexpected: 'PL003' });
+export const policyReachability = defineRouteCheck('PolicyReachability', '/policy', CODES, {
+  missing: 'PL001',
+  wired: 'PL002',
+  unexpected: 'PL003',
+});

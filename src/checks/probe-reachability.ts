@@ -16,4 +16,8 @@ const CODES = {
 } as const satisfies Record<string, CodeDeclaration>;
 
 /** ProbeReachability: HEAD /probe without a token proves that the end-to-end probe route is mounted. */
-export const probeReachability = defineRouteCheck('ProbeReachability', '/probe', CODES, { missing: 'PB001', wired: 'PB002', unexpected: 'PB003' });
+export const probeReachability = defineRouteCheck('ProbeReachability', '/probe', CODES, {
+  missing: 'PB001',
+  wired: 'PB002',
+  unexpected: 'PB003',
+});

@@ -10,9 +10,13 @@ export type RouteVerdict = 'missing' | 'wired' | 'unexpected';
  */
 export function judgeRoute(route: string, result: HttpResult | undefined): { verdict: RouteVerdict; message: string } {
   if (result === undefined) {
-    return { verdict: 'missing', message: `the ${route} endpoint of the server could not be worked out; pass --server-endpoint or check the inference-cache-server Service` };
+    return {
+      verdict: 'missing',
+      message: `the ${route} endpoint of the server could not be worked out; pass --server-endpoint or check the inference-cache-server Service`,
+    };
   }
-  if (result.kind === 'build-error') return { verdict: 'missing', message: `the HEAD ${route} request could not be built: ${result.error}` };
+  if (result.kind === 'build-error')
+    return { verdict: 'missing', message: `the HEAD ${route} request could not be built: ${result.error}` };
   if (result.kind === 'transport-error') return { verdict: 'missing', message: `HEAD ${route} could not connect: ${result.error}` };
   const { status } = result;
   if (status === 404) {

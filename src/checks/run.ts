@@ -64,7 +64,13 @@ function stateView(reads: ReadDeclaration, state: ClusterState): ClusterState {
 /** API001 for a failed `items` read, naming the Kind that could not be listed. */
 function readFailedFinding(check: Check, failure: ReadFailed): Finding {
   const { kind } = READS[failure.read];
-  return { code: 'API001', status: API001.status, check: check.name, resource: kind, message: `listing ${kind} objects failed: ${failure.error}` };
+  return {
+    code: 'API001',
+    status: API001.status,
+    check: check.name,
+    resource: kind,
+    message: `listing ${kind} objects failed: ${failure.error}`,
+  };
 }
 
 /**

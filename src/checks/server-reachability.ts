@@ -40,7 +40,13 @@ export const serverReachability = defineCheck({
     }
     const target = location.grpcTarget;
     if (health === undefined) {
-      return [emit('SV001', target, 'no gRPC connection to the cache-plane server could be set up; pass --server-endpoint (host:port) or check the inference-cache-server Service')];
+      return [
+        emit(
+          'SV001',
+          target,
+          'no gRPC connection to the cache-plane server could be set up; pass --server-endpoint (host:port) or check the inference-cache-server Service',
+        ),
+      ];
     }
     if (health.kind === 'error') return [emit('SV001', target, `the gRPC health check did not succeed: ${health.error}`)];
     if (health.status !== 'SERVING') {

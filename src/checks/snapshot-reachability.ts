@@ -48,7 +48,13 @@ export const snapshotReachability = defineCheck({
     const url = `${server.location.httpBase}/snapshot`;
     const result = server.snapshot;
     if (result === undefined) {
-      return [emit('SN001', url, 'the /snapshot endpoint of the server could not be worked out; pass --server-endpoint or check the inference-cache-server Service')];
+      return [
+        emit(
+          'SN001',
+          url,
+          'the /snapshot endpoint of the server could not be worked out; pass --server-endpoint or check the inference-cache-server Service',
+        ),
+      ];
     }
     switch (result.kind) {
       case 'build-error':
@@ -73,7 +79,13 @@ export const snapshotReachability = defineCheck({
       case 'read-error':
         return [emit('SN002', url, `GET /snapshot answered 200, but reading the body failed: ${body.error}`)];
       case 'too-large':
-        return [emit('SN002', url, `GET /snapshot answered 200, but the body is larger than the ${mib(body.limitBytes)} cap, so it was not parsed`)];
+        return [
+          emit(
+            'SN002',
+            url,
+            `GET /snapshot answered 200, but the body is larger than the ${mib(body.limitBytes)} cap, so it was not parsed`,
+          ),
+        ];
       case 'not-json':
       case undefined:
         return [emit('SN002', url, 'GET /snapshot answered 200, but the body is not valid JSON')];

@@ -65,23 +65,23 @@ function usageGuard<T>(parse: () => T): T {
 function parseDoctor(args: readonly string[]): Command {
   const { values, positionals } = usageGuard(() =>
     parseArgs({
-    args: [...args],
-    strict: true,
-    allowPositionals: true,
-    options: {
-      kubeconfig: { type: 'string', default: '' },
-      context: { type: 'string', default: '' },
-      namespace: { type: 'string', short: 'n', default: '' },
-      'server-endpoint': { type: 'string', default: '' },
-      'snapshot-token-file': { type: 'string' },
-      'pod-labels-file': { type: 'string' },
-      'termination-message-path': { type: 'string' },
-      output: { type: 'string', short: 'o', default: 'human' },
-      'no-color': { type: 'boolean', default: false },
-      'config-only': { type: 'boolean', default: false },
-      timeout: { type: 'string', default: '30s' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+      args: [...args],
+      strict: true,
+      allowPositionals: true,
+      options: {
+        kubeconfig: { type: 'string', default: '' },
+        context: { type: 'string', default: '' },
+        namespace: { type: 'string', short: 'n', default: '' },
+        'server-endpoint': { type: 'string', default: '' },
+        'snapshot-token-file': { type: 'string' },
+        'pod-labels-file': { type: 'string' },
+        'termination-message-path': { type: 'string' },
+        output: { type: 'string', short: 'o', default: 'human' },
+        'no-color': { type: 'boolean', default: false },
+        'config-only': { type: 'boolean', default: false },
+        timeout: { type: 'string', default: '30s' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
     }),
   );
   if (values.help) return { kind: 'help', text: DOCTOR_HELP };
@@ -112,10 +112,10 @@ function parseDoctor(args: readonly string[]): Command {
 function parseCodes(args: readonly string[]): Command {
   const { values, positionals } = usageGuard(() =>
     parseArgs({
-    args: [...args],
-    strict: true,
-    allowPositionals: true,
-    options: { output: { type: 'string', short: 'o', default: 'human' } },
+      args: [...args],
+      strict: true,
+      allowPositionals: true,
+      options: { output: { type: 'string', short: 'o', default: 'human' } },
     }),
   );
   if (positionals.length > 0) throw new UsageError(`codes takes no arguments, got ${JSON.stringify(positionals[0])}`);

@@ -5,7 +5,8 @@ import { UsageError, type ServerEndpoint } from './options.ts';
 /** The gRPC port of the cache-plane server when `--server-endpoint` names none. */
 export const DEFAULT_GRPC_PORT = '9090';
 
-const DNS_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*\.?$/;
+const DNS_NAME =
+  /^(?=.{1,253}\.?$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
 function validHost(host: string): boolean {
   return isIP(host) !== 0 || DNS_NAME.test(host);

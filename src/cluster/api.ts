@@ -8,8 +8,7 @@ export const PAGE_SIZE = 500;
 
 /** The outcome of one GET against the API server: the parsed JSON body, or a one-line error. */
 export type ApiResult =
-  | { readonly ok: true; readonly body: unknown }
-  | { readonly ok: false; readonly status?: number | undefined; readonly error: string };
+  { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly status?: number | undefined; readonly error: string };
 
 /** A list's items, or its failure with the HTTP status when the API server answered. */
 export type ListResult<T> = Read<T> | { readonly ok: false; readonly error: string; readonly status?: number | undefined };
@@ -24,7 +23,13 @@ export interface ApiStats {
 function statusMessage(text: string): string | undefined {
   try {
     const status: unknown = JSON.parse(text);
-    if (typeof status === 'object' && status !== null && 'message' in status && typeof status.message === 'string' && status.message !== '') {
+    if (
+      typeof status === 'object' &&
+      status !== null &&
+      'message' in status &&
+      typeof status.message === 'string' &&
+      status.message !== ''
+    ) {
       return status.message;
     }
   } catch {

@@ -40,7 +40,10 @@ function notServed<T>(name: ListName, result: ListResult<T>): Read<T> {
   const { access } = READS[name];
   if (result.ok) return result;
   if (!('status' in result) || result.status !== 404 || access.group === '') return { ok: false, error: result.error };
-  return { ok: false, error: `the API server does not serve ${access.resource}.${access.group}/${access.version} (is the CRD installed?): ${result.error}` };
+  return {
+    ok: false,
+    error: `the API server does not serve ${access.resource}.${access.group}/${access.version} (is the CRD installed?): ${result.error}`,
+  };
 }
 
 async function listOf<K extends ListName>(api: KubeApi, name: K, namespace: string, signal: AbortSignal): Promise<Read<ItemOf<K>>> {

@@ -57,7 +57,12 @@ function loadInCluster(kc: KubeConfig, env: KubeEnv, serviceAccountDir: string):
   const host = env.KUBERNETES_SERVICE_HOST ?? '';
   const port = env.KUBERNETES_SERVICE_PORT ?? '443';
   kc.loadFromClusterAndUser(
-    { name: 'in-cluster', server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`, caFile: join(serviceAccountDir, 'ca.crt'), skipTLSVerify: false },
+    {
+      name: 'in-cluster',
+      server: `https://${isIPv6(host) ? `[${host}]` : host}:${port}`,
+      caFile: join(serviceAccountDir, 'ca.crt'),
+      skipTLSVerify: false,
+    },
     { name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile: join(serviceAccountDir, 'token') } } },
   );
 }
@@ -96,7 +101,11 @@ export function loadKubeConfig(flags: { kubeconfig: string; context: string }, e
   const cluster = kc.getCurrentCluster();
   if (cluster === null || cluster.server === '') {
     const ctx = kc.getCurrentContext() as string | null;
-    throw new KubeConfigError(ctx === null || ctx === '' ? 'the kubeconfig sets no current context; pass --context' : `context ${JSON.stringify(ctx)} names no usable cluster`);
+    throw new KubeConfigError(
+      ctx === null || ctx === ''
+        ? 'the kubeconfig sets no current context; pass --context'
+        : `context ${JSON.stringify(ctx)} names no usable cluster`,
+    );
   }
   return kc;
 }

@@ -71,7 +71,10 @@ export function describeRequirement(r: SelectorRequirement): string {
 /** Every requirement of a selector (a `matchLabels` pair is `key In (value)`), with how to write it. */
 function requirementsOf(selector: LabelSelector): { requirement: SelectorRequirement; text: string }[] {
   return [
-    ...Object.entries(selector.matchLabels).map(([key, value]) => ({ requirement: { key, operator: 'In', values: [value] }, text: `${key}=${value}` })),
+    ...Object.entries(selector.matchLabels).map(([key, value]) => ({
+      requirement: { key, operator: 'In', values: [value] },
+      text: `${key}=${value}`,
+    })),
     ...selector.matchExpressions.map((requirement) => ({ requirement, text: describeRequirement(requirement) })),
   ];
 }

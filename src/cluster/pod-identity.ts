@@ -39,7 +39,10 @@ export function parsePodLabels(text: string): Record<string, string> {
  * The doctor's own pod identity, or undefined outside a pod (no `POD_NAMESPACE`). An unreadable labels
  * file leaves the labels unknown, with the reason.
  */
-export async function readDoctorPod(pod: { readonly namespace?: string | undefined; readonly name?: string | undefined }, labelsFile: string): Promise<DoctorPod | undefined> {
+export async function readDoctorPod(
+  pod: { readonly namespace?: string | undefined; readonly name?: string | undefined },
+  labelsFile: string,
+): Promise<DoctorPod | undefined> {
   const { namespace, name } = pod;
   if (namespace === undefined || namespace === '') return undefined;
   const identity = { namespace, ...(name === undefined || name === '' ? {} : { name }), labelsFile };

@@ -5,7 +5,11 @@ function selectorOf(raw: unknown): LabelSelector {
   const o = obj(raw);
   const matchExpressions: SelectorRequirement[] = arr(o?.['matchExpressions']).map((e) => {
     const x = obj(e);
-    return { key: str(x?.['key']), operator: str(x?.['operator']), values: arr(x?.['values']).filter((v): v is string => typeof v === 'string') };
+    return {
+      key: str(x?.['key']),
+      operator: str(x?.['operator']),
+      values: arr(x?.['values']).filter((v): v is string => typeof v === 'string'),
+    };
   });
   return { matchLabels: stringMap(o?.['matchLabels']), matchExpressions };
 }

@@ -5,7 +5,9 @@ import { arr, obj, objectRef, resourceList, str } from './wire.ts';
 export function projectNode(raw: unknown): NodeRecord {
   const spec = obj(obj(raw)?.['spec']);
   const status = obj(obj(raw)?.['status']);
-  const ready = arr(status?.['conditions']).map(obj).find((c) => str(c?.['type']) === 'Ready');
+  const ready = arr(status?.['conditions'])
+    .map(obj)
+    .find((c) => str(c?.['type']) === 'Ready');
   return {
     name: objectRef(raw).name,
     ready: str(ready?.['status']) === 'True',

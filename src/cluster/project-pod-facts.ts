@@ -31,7 +31,9 @@ function requestsOf(spec: WireObject | undefined): PodRequests | undefined {
 
 /** The scheduler's verdict: present only for `PodScheduled=False` with reason `Unschedulable`. */
 function unschedulableMessage(status: WireObject | undefined): string | undefined {
-  const scheduled = arr(status?.['conditions']).map(obj).find((c) => str(c?.['type']) === 'PodScheduled');
+  const scheduled = arr(status?.['conditions'])
+    .map(obj)
+    .find((c) => str(c?.['type']) === 'PodScheduled');
   if (scheduled === undefined || str(scheduled['status']) !== 'False' || str(scheduled['reason']) !== 'Unschedulable') return undefined;
   return str(scheduled['message']);
 }

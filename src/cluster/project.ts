@@ -69,7 +69,11 @@ export function projectEvent(raw: unknown): EventRecord {
   const series = obj(o?.['series']);
   const meta = obj(o?.['metadata']);
   const time =
-    optStr(series?.['lastObservedTime']) ?? optStr(o?.['lastTimestamp']) ?? optStr(o?.['eventTime']) ?? optStr(meta?.['creationTimestamp']) ?? '';
+    optStr(series?.['lastObservedTime']) ??
+    optStr(o?.['lastTimestamp']) ??
+    optStr(o?.['eventTime']) ??
+    optStr(meta?.['creationTimestamp']) ??
+    '';
   return {
     reason: str(o?.['reason']),
     message: str(o?.['message']),

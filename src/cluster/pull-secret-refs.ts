@@ -20,7 +20,11 @@ export function secretKey(namespace: string, name: string): string {
  * The pull secrets named by the install's live pods and by the ServiceAccounts those pods run as,
  * each once, in the order first named. Terminated pods are skipped: they pull nothing again.
  */
-export function pullSecretRefs(pods: readonly Pod[], backends: readonly CacheBackend[], serviceAccounts: readonly ServiceAccount[]): PullSecretRef[] {
+export function pullSecretRefs(
+  pods: readonly Pod[],
+  backends: readonly CacheBackend[],
+  serviceAccounts: readonly ServiceAccount[],
+): PullSecretRef[] {
   const accounts = new Map(serviceAccounts.map((sa) => [secretKey(sa.namespace, sa.name), sa]));
   const refs = new Map<string, { namespace: string; name: string; referrers: string[] }>();
   const add = (namespace: string, name: string, referrer: string) => {

@@ -18,7 +18,11 @@ async function readOne(api: KubeApi, ref: PullSecretRef, signal: AbortSignal): P
  * Reads each referenced pull secret by name, once, a few at a time (least privilege: a ClusterRole
  * can grant `get` without `list`, and nothing else is read). Only type and shape are kept.
  */
-export async function readPullSecrets(api: KubeApi, refs: readonly PullSecretRef[], signal: AbortSignal): Promise<Map<string, PullSecretLookup>> {
+export async function readPullSecrets(
+  api: KubeApi,
+  refs: readonly PullSecretRef[],
+  signal: AbortSignal,
+): Promise<Map<string, PullSecretLookup>> {
   const results = new Map<string, PullSecretLookup>();
   let next = 0;
   const worker = async () => {

@@ -5,9 +5,7 @@
  */
 
 /** The outcome of one collection read: the items in API order, or why the read failed. */
-export type Read<T> =
-  | { readonly ok: true; readonly items: readonly T[] }
-  | { readonly ok: false; readonly error: string };
+export type Read<T> = { readonly ok: true; readonly items: readonly T[] } | { readonly ok: false; readonly error: string };
 
 /** A `metav1.Condition`, reduced to what the checks read. */
 export interface Condition {

@@ -47,13 +47,7 @@ export function goJsonString(s: string): string {
 }
 
 /** The values {@link goJson} can encode: JSON data, with `undefined` object members left out. */
-export type GoJsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | readonly GoJsonValue[]
-  | { readonly [key: string]: GoJsonValue | undefined };
+export type GoJsonValue = null | boolean | number | string | readonly GoJsonValue[] | { readonly [key: string]: GoJsonValue | undefined };
 
 /** A number as Go writes a float64 (shortest round-trip form; same switch to exponents as JS). */
 function goJsonNumber(n: number): string {
@@ -84,9 +78,7 @@ export function goJson(value: GoJsonValue, indent = '  '): string {
       if (v.length === 0) return '[]';
       return `[${open}${v.map((item) => write(item, inner)).join(sep)}${close}]`;
     }
-    const members = Object.entries(v).filter(
-      (entry): entry is [string, GoJsonValue] => entry[1] !== undefined,
-    );
+    const members = Object.entries(v).filter((entry): entry is [string, GoJsonValue] => entry[1] !== undefined);
     if (members.length === 0) return '{}';
     return `{${open}${members.map(([k, item]) => `${goJsonString(k)}${colon}${write(item, inner)}`).join(sep)}${close}}`;
   };

@@ -79,7 +79,7 @@ export function goUnquote(quoted: string): string | undefined {
   if (quoted.length < 2 || !quoted.startsWith('"') || !quoted.endsWith('"')) return undefined;
   const body = quoted.slice(1, -1);
   const bytes: number[] = [];
-  for (let i = 0; i < body.length; ) {
+  for (let i = 0; i < body.length;) {
     const c = body[i] ?? '';
     if (c === '"') return undefined;
     if (c !== '\\') {

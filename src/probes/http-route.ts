@@ -57,7 +57,8 @@ function nestingWithin(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -93,7 +94,10 @@ export function isStrictJson(bytes: Uint8Array): boolean {
 
 /** Whether Go's proxy-from-environment would bypass the proxy for this host: localhost and loopback. */
 function bypassesProxy(hostname: string): boolean {
-  const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === 'localhost') return true;
   const family = isIP(host);
   if (family === 4) return host.startsWith('127.');
@@ -161,9 +165,12 @@ async function exchange(
   const initialHost = url.hostname.toLowerCase();
   let current = url;
   let currentHeaders: Record<string, string> = { ...headers };
-  for (let redirects = 0; ; ) {
+  for (let redirects = 0; ;) {
     if (current.protocol !== 'http:' && current.protocol !== 'https:') {
-      return { kind: 'failed', result: { kind: 'transport-error', error: `unsupported protocol scheme ${JSON.stringify(current.protocol.replace(/:$/, ''))}` } };
+      return {
+        kind: 'failed',
+        result: { kind: 'transport-error', error: `unsupported protocol scheme ${JSON.stringify(current.protocol.replace(/:$/, ''))}` },
+      };
     }
     let answer: Dispatcher.ResponseData;
     try {
@@ -189,7 +196,10 @@ async function exchange(
     try {
       next = new URL(location, current);
     } catch {
-      return { kind: 'failed', result: { kind: 'transport-error', error: `HTTP ${answer.statusCode} answer with a Location header that is not a URL` } };
+      return {
+        kind: 'failed',
+        result: { kind: 'transport-error', error: `HTTP ${answer.statusCode} answer with a Location header that is not a URL` },
+      };
     }
     if (!sameHostOrSubdomain(next.hostname.toLowerCase(), initialHost)) {
       currentHeaders = Object.fromEntries(Object.entries(currentHeaders).filter(([name]) => name.toLowerCase() !== 'authorization'));

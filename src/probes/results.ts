@@ -8,8 +8,7 @@ export type HealthStatus = 'UNKNOWN' | 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNKN
 
 /** Outcome of `grpc.health.v1.Health/Check` with service "". */
 export type GrpcHealthResult =
-  | { readonly kind: 'error'; readonly error: string }
-  | { readonly kind: 'status'; readonly status: HealthStatus };
+  { readonly kind: 'error'; readonly error: string } | { readonly kind: 'status'; readonly status: HealthStatus };
 
 /** How the body of a 200 answer to GET /snapshot looked. */
 export type SnapshotBody =

@@ -31,6 +31,9 @@ export async function readBearerToken(flag: string | undefined, files: TokenFile
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { token: '' };
     const why = fileErrorReason(err);
-    return { token: '', warning: `could not read --snapshot-token-file ${JSON.stringify(path)} (${why}); probing /snapshot without a token` };
+    return {
+      token: '',
+      warning: `could not read --snapshot-token-file ${JSON.stringify(path)} (${why}); probing /snapshot without a token`,
+    };
   }
 }

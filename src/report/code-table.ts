@@ -25,7 +25,10 @@ export function renderCodeTable(rows: readonly CodeRow[], format: OutputFormat):
   if (format === 'json') {
     return `${goJson(rows.map((r) => ({ code: r.code, status: r.status, checks: [...r.checks], meaning: r.meaning, hint: r.hint, docs: `docs/codes.md${r.anchor}` })))}\n`;
   }
-  const table = [{ code: 'CODE', status: 'STATUS', checks: 'CHECK', meaning: 'MEANING' }, ...rows.map((r) => ({ ...r, checks: r.checks.join(',') }))];
+  const table = [
+    { code: 'CODE', status: 'STATUS', checks: 'CHECK', meaning: 'MEANING' },
+    ...rows.map((r) => ({ ...r, checks: r.checks.join(',') })),
+  ];
   const width = (key: 'code' | 'status' | 'checks') => Math.max(...table.map((r) => [...r[key]].length)) + 2;
   const [wc, ws, wk] = [width('code'), width('status'), width('checks')];
   return table.map((r) => `${r.code.padEnd(wc)}${r.status.padEnd(ws)}${r.checks.padEnd(wk)}${goFields(r.meaning).join(' ')}\n`).join('');
@@ -49,7 +52,16 @@ export function codesMarkdown(rows: readonly CodeRow[]): string {
     '|---|---|---|---|',
     ...rows.map((r) => `| [${r.code}](${r.anchor}) | ${r.status} | ${r.checks.join(', ')} | ${r.meaning} |`),
     '',
-    ...rows.flatMap((r) => [`## ${r.code}`, '', `**${r.status}** · ${r.checks.join(', ')}`, '', r.meaning, '', `What to do: ${r.hint}`, '']),
+    ...rows.flatMap((r) => [
+      `## ${r.code}`,
+      '',
+      `**${r.status}** · ${r.checks.join(', ')}`,
+      '',
+      r.meaning,
+      '',
+      `What to do: ${r.hint}`,
+      '',
+    ]),
   ];
   return lines.join('\n');
 }

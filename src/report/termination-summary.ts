@@ -69,7 +69,7 @@ function codeLines(header: string, groups: readonly CodeGroup[], maxBytes: numbe
   const bytes = [byteLength(header), ...groups.map((g) => byteLength(groupLine(g, 0)))];
   let total = textBytes(bytes);
   if (total > maxBytes) return undefined;
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [i, group] of groups.entries()) {
       const next = (shown[i] ?? 0) + 1;
@@ -116,8 +116,14 @@ export function terminationSummary(report: Report, maxBytes: number = TERMINATIO
   const groups = groupFindings(report.findings);
   const full = codeLines(header, groups, maxBytes);
   if (full !== undefined) return full;
-  const warnTail = compactLine('WARN', groups).map((line) => `${line}\n`).join('');
-  const failsOnly = codeLines(header, groups.filter((g) => g.status === 'FAIL'), maxBytes - byteLength(warnTail));
+  const warnTail = compactLine('WARN', groups)
+    .map((line) => `${line}\n`)
+    .join('');
+  const failsOnly = codeLines(
+    header,
+    groups.filter((g) => g.status === 'FAIL'),
+    maxBytes - byteLength(warnTail),
+  );
   if (failsOnly !== undefined) return `${failsOnly}${warnTail}`;
   const compact = `${[header, ...compactLine('FAIL', groups), ...compactLine('WARN', groups)].join('\n')}\n`;
   return truncateUtf8(compact, maxBytes);

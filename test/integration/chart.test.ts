@@ -7,7 +7,16 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { apiAccesses } from '../../src/checks/registry.ts';
 import { uniqueName } from '../support/cluster-objects.ts';
-import { applyObjects, createNamespace, describeError, loadFixture, loadYamlFile, retarget, upstreamData, type KubeObject } from '../support/fixtures.ts';
+import {
+  applyObjects,
+  createNamespace,
+  describeError,
+  loadFixture,
+  loadYamlFile,
+  retarget,
+  upstreamData,
+  type KubeObject,
+} from '../support/fixtures.ts';
 import { helmBinaries, helmTemplate, only, skipReason as helmSkipReason, type Values } from '../support/helm.ts';
 import { evaluateIngress, type NetworkPolicy, type PodEndpoint } from '../support/netpol.ts';
 import { compareGrants, type PolicyRule } from '../unit/chart/grants.ts';
@@ -20,19 +29,37 @@ const CONTROLLER_SA = 'inference-cache-controller-manager';
 const modes: { name: string; values?: Values }[] = [
   { name: 'controller identity, Helm test' },
   { name: 'dedicated identity', values: { identity: 'dedicated' } },
-  { name: 'every hook, server endpoint', values: { hooks: { helmTest: true, postInstallUpgrade: true, argoCDPostSync: true }, serverEndpoint: 'inference-cache-server:9090' } },
+  {
+    name: 'every hook, server endpoint',
+    values: { hooks: { helmTest: true, postInstallUpgrade: true, argoCDPostSync: true }, serverEndpoint: 'inference-cache-server:9090' },
+  },
 ];
 
 /** The server pod a policy fences: from the upstream Deployment's pod template, or our sample's Service. */
 function upstreamServer(objects: readonly KubeObject[]): PodEndpoint {
   const d = only(objects, 'Deployment') as KubeObject & {
-    spec: { template: { metadata: { labels: Record<string, string> }; spec: { containers: { ports?: { name?: string; containerPort: number }[] }[] } } };
+    spec: {
+      template: {
+        metadata: { labels: Record<string, string> };
+        spec: { containers: { ports?: { name?: string; containerPort: number }[] }[] };
+      };
+    };
   };
-  return { namespace: d.metadata.namespace ?? '', labels: d.spec.template.metadata.labels, ports: d.spec.template.spec.containers.flatMap((c) => c.ports ?? []) };
+  return {
+    namespace: d.metadata.namespace ?? '',
+    labels: d.spec.template.metadata.labels,
+    ports: d.spec.template.spec.containers.flatMap((c) => c.ports ?? []),
+  };
 }
 function sampleServer(objects: readonly KubeObject[]): PodEndpoint {
-  const s = only(objects, 'Service') as KubeObject & { spec: { selector: Record<string, string>; ports: { port: number; targetPort: string }[] } };
-  return { namespace: s.metadata.namespace ?? '', labels: s.spec.selector, ports: s.spec.ports.map((p) => ({ name: p.targetPort, containerPort: p.port })) };
+  const s = only(objects, 'Service') as KubeObject & {
+    spec: { selector: Record<string, string>; ports: { port: number; targetPort: string }[] };
+  };
+  return {
+    namespace: s.metadata.namespace ?? '',
+    labels: s.spec.selector,
+    ports: s.spec.ports.map((p) => ({ name: p.targetPort, containerPort: p.port })),
+  };
 }
 
 const upstream = upstreamData();
@@ -64,7 +91,12 @@ describe.skipIf(kubeconfig === '')(`the chart against the test control plane${cp
           // The identity must exist before a pod may name it: the install's controller account, or
           // the chart's own, created for real.
           const accounts = rendered.filter((o) => o.kind === 'ServiceAccount');
-          await applyObjects(kc, accounts.length > 0 ? accounts : [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: CONTROLLER_SA, namespace: ns } }]);
+          await applyObjects(
+            kc,
+            accounts.length > 0
+              ? accounts
+              : [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: CONTROLLER_SA, namespace: ns } }],
+          );
           admitted = (await applyObjects(kc, rendered, { dryRun: true })).map((o) => wire<KubeObject>(o));
         });
 
@@ -73,12 +105,17 @@ describe.skipIf(kubeconfig === '')(`the chart against the test control plane${cp
           const pod = only(admitted, 'Pod') as KubeObject & { spec: { readinessGates?: unknown[]; serviceAccountName?: string } };
           expect(pod.metadata.namespace).toBe(ns);
           expect(pod.spec.readinessGates).toEqual([{ conditionType: 'inferencecache.io/never-ready' }]);
-          expect(pod.metadata.labels).toMatchObject({ 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'controller' });
+          expect(pod.metadata.labels).toMatchObject({
+            'app.kubernetes.io/name': 'inference-cache',
+            'app.kubernetes.io/component': 'controller',
+          });
           expect(pod.metadata.labels).not.toHaveProperty(['pod-template-hash']);
         });
 
         it('would be refused there if it dropped its restrictions (the namespace enforces)', async () => {
-          const pod = structuredClone(only(rendered, 'Pod')) as KubeObject & { spec: { securityContext: Record<string, unknown>; containers: { securityContext: Record<string, unknown> }[] } };
+          const pod = structuredClone(only(rendered, 'Pod')) as KubeObject & {
+            spec: { securityContext: Record<string, unknown>; containers: { securityContext: Record<string, unknown> }[] };
+          };
           delete pod.spec.securityContext['runAsNonRoot'];
           for (const c of pod.spec.containers) c.securityContext = { allowPrivilegeEscalation: true };
           const refused = await applyObjects(kc, [pod], { dryRun: true }).then(
@@ -134,7 +171,10 @@ describe.skipIf(kubeconfig === '')(`the chart against the test control plane${cp
           ns = uniqueName('chart-rbac');
           await createNamespace(kc, ns, RESTRICTED);
           const rendered = helmTemplate(helm, { namespace: ns, values: { identity: 'dedicated' } });
-          await applyObjects(kc, rendered.filter((o) => o.kind !== 'Pod'));
+          await applyObjects(
+            kc,
+            rendered.filter((o) => o.kind !== 'Pod'),
+          );
           const sa = only(rendered, 'ServiceAccount').metadata.name;
           roleName = only(rendered, 'ClusterRole').metadata.name;
           user = `system:serviceaccount:${ns}:${sa}`;
@@ -150,14 +190,18 @@ describe.skipIf(kubeconfig === '')(`the chart against the test control plane${cp
 
         it('stores a ClusterRole that grants exactly the declared reads, in both directions', async () => {
           const role = await kc.makeApiClient(RbacAuthorizationV1Api).readClusterRole({ name: roleName });
-          const rules: PolicyRule[] = (role.rules ?? []).map((r) => ({ apiGroups: r.apiGroups ?? [], resources: r.resources ?? [], verbs: r.verbs }));
+          const rules: PolicyRule[] = (role.rules ?? []).map((r) => ({
+            apiGroups: r.apiGroups ?? [],
+            resources: r.resources ?? [],
+            verbs: r.verbs,
+          }));
           expect(compareGrants(rules, apiAccesses())).toEqual({ missing: [], extra: [] });
           for (const rule of rules) for (const verb of rule.verbs ?? []) expect(['get', 'list', 'watch']).toContain(verb);
         });
 
-        it('lets the pod\'s identity make every declared read', async () => {
+        it("lets the pod's identity make every declared read", async () => {
           const denied: string[] = [];
-          for (const deadline = Date.now() + 10_000; ; ) {
+          for (const deadline = Date.now() + 10_000; ;) {
             denied.length = 0;
             for (const read of apiAccesses().filter((r) => r.byNameOnly !== true)) {
               for (const verb of read.verbs) if (!(await allowed(read.group, read.resource, verb))) denied.push(`${read.resource}:${verb}`);
@@ -170,14 +214,24 @@ describe.skipIf(kubeconfig === '')(`the chart against the test control plane${cp
 
         it('and nothing that writes, nor reads it did not declare', async () => {
           const verbs = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
-          const declared = new Set(apiAccesses().filter((r) => r.byNameOnly !== true).flatMap((r) => r.verbs.map((v) => `${r.group}/${r.resource}:${v}`)));
-          const others: [string, string][] = [['', 'configmaps'], ['apps', 'deployments'], ['rbac.authorization.k8s.io', 'clusterroles'], ['inferencecache.io', 'cacheindices']];
+          const declared = new Set(
+            apiAccesses()
+              .filter((r) => r.byNameOnly !== true)
+              .flatMap((r) => r.verbs.map((v) => `${r.group}/${r.resource}:${v}`)),
+          );
+          const others: [string, string][] = [
+            ['', 'configmaps'],
+            ['apps', 'deployments'],
+            ['rbac.authorization.k8s.io', 'clusterroles'],
+            ['inferencecache.io', 'cacheindices'],
+          ];
           const candidates = [...apiAccesses().map((r): [string, string] => [r.group, r.resource]), ...others]
             .flatMap(([group, resource]) => verbs.map((verb): [string, string, string] => [group, resource, verb]))
             .filter(([group, resource, verb]) => !declared.has(`${group}/${resource}:${verb}`));
           expect(candidates.length).toBeGreaterThan(80);
           const granted: string[] = [];
-          for (const [group, resource, verb] of candidates) if (await allowed(group, resource, verb)) granted.push(`${group}/${resource}:${verb}`);
+          for (const [group, resource, verb] of candidates)
+            if (await allowed(group, resource, verb)) granted.push(`${group}/${resource}:${verb}`);
           expect(granted).toEqual([]);
         });
       });

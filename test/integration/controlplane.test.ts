@@ -1,13 +1,7 @@
 // Smoke test of the local control plane (test/support/controlplane). Skipped when the binaries are not
 // built (run hack/build-controlplane.sh); fails under CI=true in that case (see global-setup.ts).
 import * as fs from 'node:fs';
-import {
-  ApiException,
-  AuthenticationV1Api,
-  CoreV1Api,
-  KubeConfig,
-  VersionApi,
-} from '@kubernetes/client-node';
+import { ApiException, AuthenticationV1Api, CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 
 const kubeconfig = inject('kubeconfig');
@@ -63,17 +57,18 @@ describe.skipIf(!kubeconfig)(`local control plane ${kubeconfig ? '' : `(skipped:
     });
     // without kube-controller-manager nothing creates the `default` ServiceAccount, which ServiceAccount
     // admission requires before PodSecurity gets to see the pod
-    await core
-      .createNamespacedServiceAccount({ namespace: restricted, body: { metadata: { name: 'default' } } })
-      .catch((e: unknown) => {
-        if (!(e instanceof ApiException && e.code === 409)) throw e;
-      });
+    await core.createNamespacedServiceAccount({ namespace: restricted, body: { metadata: { name: 'default' } } }).catch((e: unknown) => {
+      if (!(e instanceof ApiException && e.code === 409)) throw e;
+    });
     const err = await core
       .createNamespacedPod({
         namespace: restricted,
         body: { metadata: { name: 'plain' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } },
       })
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(ApiException);
     expect((err as ApiException<unknown>).code).toBe(403);
     const body = (err as ApiException<unknown>).body;

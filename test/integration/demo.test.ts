@@ -21,7 +21,21 @@ describe.skipIf(kubeconfig === '')(`the demo${skipReason}`, () => {
     expect(result.stdout).toMatch(/^FAIL\n {2}FAIL PB001 /m);
     expect(result.stdout).toMatch(/^WARN\n/m);
     expect(result.stdout).toMatch(/^ {2}OK {3}SN004 /m);
-    for (const code of ['NF001', 'CB001', 'CB004', 'CB005', 'EP001', 'OP001', 'CT001', 'CP001', 'SV003', 'CB006', 'EP002', 'CT002', 'CP002']) {
+    for (const code of [
+      'NF001',
+      'CB001',
+      'CB004',
+      'CB005',
+      'EP001',
+      'OP001',
+      'CT001',
+      'CP001',
+      'SV003',
+      'CB006',
+      'EP002',
+      'CT002',
+      'CP002',
+    ]) {
       expect(result.stdout).toContain(` ${code} `);
     }
     const summary = /^Summary: .*\(exit (\d)\)$/m.exec(result.stdout);

@@ -83,24 +83,69 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
     beforeAll(async () => {
       await createNamespace(kc, ns);
       const managed = { provider: 'Redis', ownership: 'Managed' };
-      await createBackend(kc, ns, 'a-healthy', { engineSelector: { matchLabels: { app: 'a' } }, remoteStorage: managed }, {
-        ...healthyStatus(),
-        remoteStorage: { endpoint: openEndpoint },
-      });
-      await createBackend(kc, ns, 'b-not-ready', {}, { ...healthyStatus(), conditions: [condition('Ready', 'False', 'NoKVEventsObserved', 'no events seen')] });
-      await createBackend(kc, ns, 'c-no-pods', { engineSelector: { matchLabels: { app: 'missing' } } }, { ...healthyStatus(), matchedEnginePods: undefined });
+      await createBackend(
+        kc,
+        ns,
+        'a-healthy',
+        { engineSelector: { matchLabels: { app: 'a' } }, remoteStorage: managed },
+        {
+          ...healthyStatus(),
+          remoteStorage: { endpoint: openEndpoint },
+        },
+      );
+      await createBackend(
+        kc,
+        ns,
+        'b-not-ready',
+        {},
+        { ...healthyStatus(), conditions: [condition('Ready', 'False', 'NoKVEventsObserved', 'no events seen')] },
+      );
+      await createBackend(
+        kc,
+        ns,
+        'c-no-pods',
+        { engineSelector: { matchLabels: { app: 'missing' } } },
+        { ...healthyStatus(), matchedEnginePods: undefined },
+      );
       await createPod(kc, ns, 'engine-d', { app: 'd' });
-      await createBackend(kc, ns, 'd-live-pod', { engineSelector: { matchLabels: { app: 'd' } } }, { ...healthyStatus(), matchedEnginePods: undefined });
+      await createBackend(
+        kc,
+        ns,
+        'd-live-pod',
+        { engineSelector: { matchLabels: { app: 'd' } } },
+        { ...healthyStatus(), matchedEnginePods: undefined },
+      );
       await createBackend(kc, ns, 'e-fresh', { engineSelector: { matchLabels: { app: 'none' } }, remoteStorage: managed });
       staleAt = ago(600_000);
       await createBackend(kc, ns, 'f-stale', {}, { ...healthyStatus(), indexParticipation: { prefixCount: 1, lastEventAt: staleAt } });
-      await createBackend(kc, ns, 'g-unreachable', { remoteStorage: managed }, { ...healthyStatus(), remoteStorage: { endpoint: closedEndpoint } });
+      await createBackend(
+        kc,
+        ns,
+        'g-unreachable',
+        { remoteStorage: managed },
+        { ...healthyStatus(), remoteStorage: { endpoint: closedEndpoint } },
+      );
       await createBackend(kc, ns, 'h-legacy', { remoteStorage: managed }, { ...healthyStatus(), endpoint: closedEndpoint });
-      await createBackend(kc, ns, 'i-selftest', {}, { ...healthyStatus(), conditions: [condition('Ready', 'True'), condition('FunctionalProbeOK', 'False', 'ProbeFailed', 'lookup missed')] });
-      await createBackend(kc, ns, 'j-external', { remoteStorage: { provider: 'Redis', ownership: 'External', endpoint: openEndpoint } }, {
-        conditions: [condition('Ready', 'True')],
-        remoteStorage: { endpoint: openEndpoint },
-      });
+      await createBackend(
+        kc,
+        ns,
+        'i-selftest',
+        {},
+        {
+          ...healthyStatus(),
+          conditions: [condition('Ready', 'True'), condition('FunctionalProbeOK', 'False', 'ProbeFailed', 'lookup missed')],
+        },
+      );
+      await createBackend(
+        kc,
+        ns,
+        'j-external',
+        { remoteStorage: { provider: 'Redis', ownership: 'External', endpoint: openEndpoint } },
+        {
+          conditions: [condition('Ready', 'True')],
+          remoteStorage: { endpoint: openEndpoint },
+        },
+      );
       await createBackend(kc, ns, 'k-host-only', {}, { ...healthyStatus(), remoteStorage: { endpoint: closedEndpoint } });
       await createPolicy(kc, ns, 'only');
       const endpoint = `127.0.0.1:${await closedPort()}`;
@@ -156,8 +201,20 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
       const { uid } = await createBackend(kc, ns, 'be', { engineSelector: { matchLabels: { app: 'engine' } } });
       await createBackend(kc, ns, 'alpha', { engineSelector: { matchLabels: { tier: 'shared' } } });
       await createBackend(kc, ns, 'beta', { engineSelector: { matchLabels: { tier: 'shared', model: 'qwen' } } });
-      await createPod(kc, ns, 'inj', { app: 'engine' }, { 'inferencecache.io/injected-by': `${ns}/be`, 'inferencecache.io/injected-by-uid': uid });
-      await createPod(kc, ns, 'forged', { app: 'engine' }, { 'inferencecache.io/injected-by': `${ns}/be`, 'inferencecache.io/injected-by-uid': 'wrong-uid' });
+      await createPod(
+        kc,
+        ns,
+        'inj',
+        { app: 'engine' },
+        { 'inferencecache.io/injected-by': `${ns}/be`, 'inferencecache.io/injected-by-uid': uid },
+      );
+      await createPod(
+        kc,
+        ns,
+        'forged',
+        { app: 'engine' },
+        { 'inferencecache.io/injected-by': `${ns}/be`, 'inferencecache.io/injected-by-uid': 'wrong-uid' },
+      );
       const byCore = await createPod(kc, ns, 'inj-evt', { app: 'engine' });
       const byV1 = await createPod(kc, ns, 'inj-evt-v1', { app: 'engine' });
       await createPod(kc, ns, 'uninj', { app: 'engine' });
@@ -168,7 +225,14 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
       const orphan = await createPod(kc, ns, 'orphan', { app: 'lonely' });
       await coreEvent(kc, ns, { name: 'orphan', uid: orphan }, 'NoMatchingCacheBackend', 'asked for the cache, matched nothing');
       await eventsV1Event(kc, ns, { name: 'orphan', uid: orphan }, 'NoMatchingCacheBackend', 'recorded through events.k8s.io');
-      await coreEvent(kc, ns, { name: 'orphan', uid: orphan }, 'NoMatchingCacheBackend', 'two days old', new Date(Date.now() - 48 * 3_600_000));
+      await coreEvent(
+        kc,
+        ns,
+        { name: 'orphan', uid: orphan },
+        'NoMatchingCacheBackend',
+        'two days old',
+        new Date(Date.now() - 48 * 3_600_000),
+      );
       report = (await run(doctor, ['-n', ns, '--config-only'])).report;
     });
 
@@ -204,10 +268,16 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
       }
       await createPolicy(kc, covered, 'p');
       for (const p of ['p1', 'p2', 'p3']) await createPolicy(kc, crowded, p);
-      await createTenant(kc, bare, 'over', { tenantID: 'team-over', quota: { maxIndexEntries: 100 } }, {
-        indexEntries: 150,
-        conditions: [condition('QuotaExceeded', 'True', 'OverQuota', 'evicting oldest')],
-      });
+      await createTenant(
+        kc,
+        bare,
+        'over',
+        { tenantID: 'team-over', quota: { maxIndexEntries: 100 } },
+        {
+          indexEntries: 150,
+          conditions: [condition('QuotaExceeded', 'True', 'OverQuota', 'evicting oldest')],
+        },
+      );
       await createTenant(kc, bare, 'within', { tenantID: 'team-ok' }, { conditions: [condition('QuotaExceeded', 'False')] });
       report = (await run(doctor, ['--config-only'])).report;
     });
@@ -220,7 +290,10 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
       expect(tenants[0]?.message).toMatch(/"team-over".*150.*100.*— evicting oldest/);
     });
     it('counts policies per backend namespace, in byte order', () => {
-      const mine = pairs(report, (f) => f.check === 'CachePolicyCoverage' && [bare, covered, crowded].some((ns) => f.resource === `namespace/${ns}`));
+      const mine = pairs(
+        report,
+        (f) => f.check === 'CachePolicyCoverage' && [bare, covered, crowded].some((ns) => f.resource === `namespace/${ns}`),
+      );
       const expected: [string, string][] = [
         ['CP001', `namespace/${bare}`],
         ['CP002', `namespace/${covered}`],
@@ -235,7 +308,9 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
       const ns = uniqueName('many');
       await createNamespace(kc, ns);
       const id = await identity(ns, 'pager');
-      await Promise.all(Array.from({ length: 520 }, (_, i) => createTenant(kc, ns, `t-${String(i).padStart(3, '0')}`, { tenantID: `t${i}` })));
+      await Promise.all(
+        Array.from({ length: 520 }, (_, i) => createTenant(kc, ns, `t-${String(i).padStart(3, '0')}`, { tenantID: `t${i}` })),
+      );
       const { report } = await run(id, ['-n', ns, '--config-only']);
       expect(report.findings.filter((f) => f.code === 'CT002')).toHaveLength(520);
       const tenantLists = auditOf(id.username).filter((e) => e.resource === 'cachetenants');
@@ -248,7 +323,13 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
     it('turns exactly the denied reads into API001 and still judges the rest', async () => {
       const ns = uniqueName('rbac');
       await createNamespace(kc, ns);
-      await createBackend(kc, ns, 'be', { engineSelector: { matchLabels: { app: 'engine' } } }, { conditions: [condition('Ready', 'True')] });
+      await createBackend(
+        kc,
+        ns,
+        'be',
+        { engineSelector: { matchLabels: { app: 'engine' } } },
+        { conditions: [condition('Ready', 'True')] },
+      );
       await createTenant(kc, ns, 't', { tenantID: 't' });
       const limited = await identity(ns, 'limited', ['events', 'pods', 'cachetenants']);
       const { report, code } = await run(limited, ['-n', ns, '--config-only']);
@@ -312,7 +393,9 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
       try {
         const { report, elapsedMs } = await run(doctor, ['-n', ns, '--server-endpoint', `127.0.0.1:${port}`, '--timeout', '30s']);
         expect(report.findings.map((f) => f.code)).toEqual(['SV001', 'SN001', 'PL001', 'PB001', 'CT002', 'NP004']);
-        expect(report.findings.filter((f) => f.message.includes(`no answer within ${formatGoDuration(PROBE_BUDGET_MS)}`)).map((f) => f.code)).toEqual(['SV001']);
+        expect(
+          report.findings.filter((f) => f.message.includes(`no answer within ${formatGoDuration(PROBE_BUDGET_MS)}`)).map((f) => f.code),
+        ).toEqual(['SV001']);
         expectEndedOnBudget(elapsedMs, PROBE_BUDGET_MS);
       } finally {
         hole.close();
@@ -357,7 +440,9 @@ describe.skipIf(kubeconfig === '')(`a cluster without the CRDs${skipReason}`, ()
     const { startControlPlane } = await import('../support/controlplane/controlplane.ts');
     const bare = await startControlPlane();
     try {
-      const result = await runBundle(['doctor', '--kubeconfig', bare.kubeconfigPath, '--config-only', '-o', 'json'], { env: { PATH: process.env['PATH'] ?? '' } });
+      const result = await runBundle(['doctor', '--kubeconfig', bare.kubeconfigPath, '--config-only', '-o', 'json'], {
+        env: { PATH: process.env['PATH'] ?? '' },
+      });
       const report = JSON.parse(result.stdout) as JsonReport;
       expect(report.findings.map((f) => [f.code, f.check, f.resource ?? ''])).toEqual([
         ['API001', 'CacheBackendHealth', 'CacheBackend'],

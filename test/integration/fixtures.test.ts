@@ -194,7 +194,10 @@ describe.skipIf(!kubeconfig)(`fixtures ${kubeconfig ? '' : `(skipped: ${inject('
 
   afterAll(async () => {
     if (!kubeconfig) return;
-    await deleteObjects(kc, retargeted.filter((o) => isClusterScoped(o) && o.kind !== 'Namespace'));
+    await deleteObjects(
+      kc,
+      retargeted.filter((o) => isClusterScoped(o) && o.kind !== 'Namespace'),
+    );
     await deleteNamespace(kc, ns);
     await deleteNamespace(kc, installNs);
   });
@@ -219,7 +222,9 @@ describe.skipIf(!kubeconfig)(`fixtures ${kubeconfig ? '' : `(skipped: ${inject('
         expect(live.spec.versions.map((v) => [v.name, v.served, v.storage])).toEqual([[VERSION, true, true]]);
         expect(live.spec.versions[0]?.subresources?.status).toEqual({});
         // survived the client's typed round trip: the spec stays open to fields we do not model
-        expect(live.spec.versions[0]?.schema?.openAPIV3Schema?.properties?.['spec']?.x_kubernetes_preserve_unknown_fields, e.name).toBe(true);
+        expect(live.spec.versions[0]?.schema?.openAPIV3Schema?.properties?.['spec']?.x_kubernetes_preserve_unknown_fields, e.name).toBe(
+          true,
+        );
       }
     });
 
@@ -248,7 +253,10 @@ describe.skipIf(!kubeconfig)(`fixtures ${kubeconfig ? '' : `(skipped: ${inject('
       const np = byKindName.get('NetworkPolicy/inference-cache-server-snapshot')?.['spec'] as {
         podSelector: { matchLabels: Record<string, string> };
         policyTypes: string[];
-        ingress: { from?: { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: unknown }[]; ports: { protocol: string; port: number }[] }[];
+        ingress: {
+          from?: { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: unknown }[];
+          ports: { protocol: string; port: number }[];
+        }[];
       };
       const serverLabels = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'server' };
       expect(np.podSelector.matchLabels).toEqual(serverLabels);
@@ -360,7 +368,9 @@ describe.skipIf(!kubeconfig)(`fixtures ${kubeconfig ? '' : `(skipped: ${inject('
 
     it('show both endpoint shapes in the printer columns', async () => {
       const { columns, rows } = await getTable(kc, `/apis/${GROUP}/${VERSION}/namespaces/${ns}/cachebackends`);
-      expect(columns).toEqual(expect.arrayContaining(['Name', 'Type', 'Ready', 'Matched', 'Remote', 'Endpoint', 'Prefixes', 'LastEvent', 'Age']));
+      expect(columns).toEqual(
+        expect.arrayContaining(['Name', 'Type', 'Ready', 'Matched', 'Remote', 'Endpoint', 'Prefixes', 'LastEvent', 'Age']),
+      );
       const row = (name: string) => rows.find((r) => r['Name'] === name);
       expect(row('managed')).toMatchObject({ Ready: 'True', Matched: 2, Remote: `managed-redis.${ns}.svc:6379`, Prefixes: 42 });
       expect(row('external')).toMatchObject({ Ready: 'False', Matched: 0, Endpoint: 'redis.cache.example:6379' });
@@ -400,7 +410,12 @@ describe.skipIf(!kubeconfig)(`fixtures ${kubeconfig ? '' : `(skipped: ${inject('
           spec: { runtime: 'VLLM', remoteStorage: { provider: 'Redis', ownership: 'Shared' } },
         },
         { apiVersion: `${GROUP}/${VERSION}`, kind: 'CacheTenant', metadata: { name: 'bad-tenant' }, spec: { tenantID: '' } },
-        { apiVersion: `${GROUP}/${VERSION}`, kind: 'CacheTenant', metadata: { name: 'bad-quota' }, spec: { tenantID: 't', quota: { maxIndexEntries: -5 } } },
+        {
+          apiVersion: `${GROUP}/${VERSION}`,
+          kind: 'CacheTenant',
+          metadata: { name: 'bad-quota' },
+          spec: { tenantID: 't', quota: { maxIndexEntries: -5 } },
+        },
       ];
       for (const obj of bad) {
         const err = await rejection(applyObjects(kc, [obj], { namespace: ns, dryRun: true }).catch((e: Error) => Promise.reject(e.cause)));
@@ -409,100 +424,115 @@ describe.skipIf(!kubeconfig)(`fixtures ${kubeconfig ? '' : `(skipped: ${inject('
     });
   });
 
-  describe.skipIf(!upstream.dir && !upstream.mustFail)(`against upstream ${upstream.missing ? `(${upstream.mustFail ? 'missing' : 'skipped'}: ${upstream.missing})` : ''}`, () => {
-    it('reference data is present (required under CI=true)', () => {
-      if (upstream.mustFail) throw new Error(`${upstream.missing} — required when CI=true`);
-      expect(upstream.dir).toBeDefined();
-    });
+  describe.skipIf(!upstream.dir && !upstream.mustFail)(
+    `against upstream ${upstream.missing ? `(${upstream.mustFail ? 'missing' : 'skipped'}: ${upstream.missing})` : ''}`,
+    () => {
+      it('reference data is present (required under CI=true)', () => {
+        if (upstream.mustFail) throw new Error(`${upstream.missing} — required when CI=true`);
+        expect(upstream.dir).toBeDefined();
+      });
 
-    describe.runIf(upstream.dir !== undefined)('reference data', () => {
-      const dir = upstream.dir ?? '';
-      const crdFile = (name: string) => loadYamlFile(path.join(dir, 'config/crd/bases', name))[0] as KubeObject;
-      const ours = (kind: string) => ourCrds.find((c) => crdSpec(c).names.kind === kind) as KubeObject;
+      describe.runIf(upstream.dir !== undefined)('reference data', () => {
+        const dir = upstream.dir ?? '';
+        const crdFile = (name: string) => loadYamlFile(path.join(dir, 'config/crd/bases', name))[0] as KubeObject;
+        const ours = (kind: string) => ourCrds.find((c) => crdSpec(c).names.kind === kind) as KubeObject;
 
-      it('samples for CacheBackend, CacheTenant and CachePolicy pass a strict server-side dry-run create', async () => {
-        const sampleDir = path.join(dir, 'config/samples');
-        const custom = kc.makeApiClient(CustomObjectsApi);
-        const failures: string[] = [];
-        const counts: Record<string, number> = { CacheBackend: 0, CacheTenant: 0, CachePolicy: 0 };
-        for (const file of fs.readdirSync(sampleDir).filter((f) => f.endsWith('.yaml')).sort()) {
-          for (const doc of loadYamlFile(path.join(sampleDir, file))) {
-            const resource = PLURAL_BY_KIND[doc.kind];
-            if (!resource || doc.apiVersion !== `${GROUP}/${VERSION}`) continue;
-            counts[doc.kind] = (counts[doc.kind] ?? 0) + 1;
-            // samples either have no namespace or name ones we do not create; dry-run them in ours
-            const body = structuredClone(doc);
-            body.metadata.namespace = ns;
-            try {
-              await custom.createNamespacedCustomObject({ ...resource, namespace: ns, body, dryRun: 'All', fieldValidation: 'Strict' });
-            } catch (err) {
-              failures.push(`${file}: ${doc.kind}/${doc.metadata.name}: ${describeError(err)}`);
+        it('samples for CacheBackend, CacheTenant and CachePolicy pass a strict server-side dry-run create', async () => {
+          const sampleDir = path.join(dir, 'config/samples');
+          const custom = kc.makeApiClient(CustomObjectsApi);
+          const failures: string[] = [];
+          const counts: Record<string, number> = { CacheBackend: 0, CacheTenant: 0, CachePolicy: 0 };
+          for (const file of fs
+            .readdirSync(sampleDir)
+            .filter((f) => f.endsWith('.yaml'))
+            .sort()) {
+            for (const doc of loadYamlFile(path.join(sampleDir, file))) {
+              const resource = PLURAL_BY_KIND[doc.kind];
+              if (!resource || doc.apiVersion !== `${GROUP}/${VERSION}`) continue;
+              counts[doc.kind] = (counts[doc.kind] ?? 0) + 1;
+              // samples either have no namespace or name ones we do not create; dry-run them in ours
+              const body = structuredClone(doc);
+              body.metadata.namespace = ns;
+              try {
+                await custom.createNamespacedCustomObject({ ...resource, namespace: ns, body, dryRun: 'All', fieldValidation: 'Strict' });
+              } catch (err) {
+                failures.push(`${file}: ${doc.kind}/${doc.metadata.name}: ${describeError(err)}`);
+              }
             }
           }
-        }
-        expect(failures).toEqual([]);
-        expect(counts['CacheBackend']).toBeGreaterThan(10);
-        expect(counts['CacheTenant']).toBeGreaterThan(0);
-        expect(counts['CachePolicy']).toBeGreaterThan(0);
-      });
+          expect(failures).toEqual([]);
+          expect(counts['CacheBackend']).toBeGreaterThan(10);
+          expect(counts['CacheTenant']).toBeGreaterThan(0);
+          expect(counts['CachePolicy']).toBeGreaterThan(0);
+        });
 
-      it('CRDs share group, names, scope, version and status subresource with upstream', () => {
-        for (const file of ['inferencecache.io_cachebackends.yaml', 'inferencecache.io_cachetenants.yaml', 'inferencecache.io_cachepolicies.yaml']) {
+        it('CRDs share group, names, scope, version and status subresource with upstream', () => {
+          for (const file of [
+            'inferencecache.io_cachebackends.yaml',
+            'inferencecache.io_cachetenants.yaml',
+            'inferencecache.io_cachepolicies.yaml',
+          ]) {
+            const theirs = crdFile(file);
+            const mine = ours(crdSpec(theirs).names.kind);
+            expect(mine.metadata.name).toBe(theirs.metadata.name);
+            expect(crdSpec(mine).group).toBe(crdSpec(theirs).group);
+            expect(crdSpec(mine).scope).toBe(crdSpec(theirs).scope);
+            expect(crdSpec(mine).names).toEqual(crdSpec(theirs).names);
+            const [mv, tv] = [v1alpha1(mine), v1alpha1(theirs)];
+            expect([mv.served, mv.storage, mv.subresources]).toEqual([tv.served, tv.storage, tv.subresources]);
+          }
+        });
+
+        // Paths the doctor reads (upstream-doctor.md sections 2.4-2.8 and 10).
+        const BACKEND_READS = [
+          'spec.engineSelector',
+          'spec.engineSelector.matchLabels',
+          'spec.remoteStorage',
+          'spec.remoteStorage.ownership',
+          'status.conditions',
+          'status.conditions.[].type',
+          'status.conditions.[].status',
+          'status.conditions.[].reason',
+          'status.conditions.[].message',
+          'status.matchedEnginePods',
+          'status.firstKVEventObservedAt',
+          'status.indexParticipation',
+          'status.indexParticipation.prefixCount',
+          'status.indexParticipation.lastEventAt',
+          'status.remoteStorage',
+          'status.remoteStorage.endpoint',
+        ];
+        const OLD_BACKEND_READS = [
+          'status.endpoint',
+          'status.conditions',
+          'status.matchedEnginePods',
+          'status.indexParticipation.prefixCount',
+        ];
+        const TENANT_READS = [
+          'spec.tenantID',
+          'spec.quota',
+          'spec.quota.maxIndexEntries',
+          'status.indexEntries',
+          'status.conditions',
+          'status.conditions.[].type',
+          'status.conditions.[].status',
+          'status.conditions.[].message',
+        ];
+        const cases = [
+          { file: 'inferencecache.io_cachebackends.yaml', kind: 'CacheBackend', reads: BACKEND_READS, minColumns: 5 },
+          { file: 'inferencecache.io_cachebackends.a06158b.yaml', kind: 'CacheBackend', reads: OLD_BACKEND_READS, minColumns: 4 },
+          { file: 'inferencecache.io_cachetenants.yaml', kind: 'CacheTenant', reads: TENANT_READS, minColumns: 3 },
+        ];
+
+        it.each(cases)('$file: our CRD declares every doctor-read field and its printer columns', ({ file, kind, reads, minColumns }) => {
           const theirs = crdFile(file);
-          const mine = ours(crdSpec(theirs).names.kind);
-          expect(mine.metadata.name).toBe(theirs.metadata.name);
-          expect(crdSpec(mine).group).toBe(crdSpec(theirs).group);
-          expect(crdSpec(mine).scope).toBe(crdSpec(theirs).scope);
-          expect(crdSpec(mine).names).toEqual(crdSpec(theirs).names);
-          const [mv, tv] = [v1alpha1(mine), v1alpha1(theirs)];
-          expect([mv.served, mv.storage, mv.subresources]).toEqual([tv.served, tv.storage, tv.subresources]);
-        }
+          const mine = ours(kind);
+          expect(reads.flatMap((p) => compareField(mine, theirs, p))).toEqual([]);
+          const cols = missingColumns(mine, theirs, reads);
+          expect(cols.missing).toEqual([]);
+          expect(cols.relevant).toBeGreaterThanOrEqual(minColumns);
+        });
       });
-
-      // Paths the doctor reads (upstream-doctor.md sections 2.4-2.8 and 10).
-      const BACKEND_READS = [
-        'spec.engineSelector',
-        'spec.engineSelector.matchLabels',
-        'spec.remoteStorage',
-        'spec.remoteStorage.ownership',
-        'status.conditions',
-        'status.conditions.[].type',
-        'status.conditions.[].status',
-        'status.conditions.[].reason',
-        'status.conditions.[].message',
-        'status.matchedEnginePods',
-        'status.firstKVEventObservedAt',
-        'status.indexParticipation',
-        'status.indexParticipation.prefixCount',
-        'status.indexParticipation.lastEventAt',
-        'status.remoteStorage',
-        'status.remoteStorage.endpoint',
-      ];
-      const OLD_BACKEND_READS = ['status.endpoint', 'status.conditions', 'status.matchedEnginePods', 'status.indexParticipation.prefixCount'];
-      const TENANT_READS = [
-        'spec.tenantID',
-        'spec.quota',
-        'spec.quota.maxIndexEntries',
-        'status.indexEntries',
-        'status.conditions',
-        'status.conditions.[].type',
-        'status.conditions.[].status',
-        'status.conditions.[].message',
-      ];
-      const cases = [
-        { file: 'inferencecache.io_cachebackends.yaml', kind: 'CacheBackend', reads: BACKEND_READS, minColumns: 5 },
-        { file: 'inferencecache.io_cachebackends.a06158b.yaml', kind: 'CacheBackend', reads: OLD_BACKEND_READS, minColumns: 4 },
-        { file: 'inferencecache.io_cachetenants.yaml', kind: 'CacheTenant', reads: TENANT_READS, minColumns: 3 },
-      ];
-
-      it.each(cases)('$file: our CRD declares every doctor-read field and its printer columns', ({ file, kind, reads, minColumns }) => {
-        const theirs = crdFile(file);
-        const mine = ours(kind);
-        expect(reads.flatMap((p) => compareField(mine, theirs, p))).toEqual([]);
-        const cols = missingColumns(mine, theirs, reads);
-        expect(cols.missing).toEqual([]);
-        expect(cols.relevant).toBeGreaterThanOrEqual(minColumns);
-      });
-    });
-  });
+    },
+  );
 });

@@ -13,7 +13,10 @@ import { CHART_DIR, HELM_MUST_RUN, helmBinaries, runHelmAsync } from '../support
 import type { Faults } from '../support/reference-server/server.ts';
 
 const HELMS = helmBinaries().map((helm) => ({ helm, label: helm.name, short: helm.name === 'Helm 3' ? 'h3' : 'h4' }));
-const missing = [...missingBinaries(resolveBinaries(), true), ...HELMS.filter(({ helm }) => helm.missing !== '').map(({ helm }) => helm.missing)];
+const missing = [
+  ...missingBinaries(resolveBinaries(), true),
+  ...HELMS.filter(({ helm }) => helm.missing !== '').map(({ helm }) => helm.missing),
+];
 const skip = missing.length > 0 && !HELM_MUST_RUN;
 const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; run hack/build-controlplane.sh)` : '';
 /** Labels of the controller's pods, which the chart copies onto the doctor pod by default. */
@@ -74,10 +77,17 @@ describe.skipIf(skip)(`helm test end to end${skipReason}`, () => {
     const release = `doctor-${short}`;
     const podName = `${release}-inferencecache-doctor`;
     const helm = async (args: string[]): Promise<HelmRun> => {
-      const run = await runHelmAsync(binary, [...args, '--kubeconfig', cluster.controlPlane.kubeconfigPath, '--namespace', INSTALL_NAMESPACE]);
+      const run = await runHelmAsync(binary, [
+        ...args,
+        '--kubeconfig',
+        cluster.controlPlane.kubeconfigPath,
+        '--namespace',
+        INSTALL_NAMESPACE,
+      ]);
       return { code: run.code, output: `${run.stdout}${run.stderr}`, ms: run.elapsedMs };
     };
-    const upgrade = (values: string[] = []) => helm(['upgrade', '--install', release, CHART_DIR, '--reset-values', ...values.flatMap((v) => ['--set', v])]);
+    const upgrade = (values: string[] = []) =>
+      helm(['upgrade', '--install', release, CHART_DIR, '--reset-values', ...values.flatMap((v) => ['--set', v])]);
     const helmTest = () => helm(['test', release, '--logs', '--timeout', '2m']);
 
     afterAll(async () => {
@@ -116,7 +126,10 @@ describe.skipIf(skip)(`helm test end to end${skipReason}`, () => {
           const current = await pod(podName).catch(() => undefined);
           if (current === undefined || current.metadata?.uid === previous) continue;
           if (current.status?.phase === 'Running' && current.status.podIP !== undefined) {
-            const slices = await discovery.listNamespacedEndpointSlice({ namespace: INSTALL_NAMESPACE, labelSelector: 'kubernetes.io/service-name=inference-cache-webhook' });
+            const slices = await discovery.listNamespacedEndpointSlice({
+              namespace: INSTALL_NAMESPACE,
+              labelSelector: 'kubernetes.io/service-name=inference-cache-webhook',
+            });
             const mine = slices.items.flatMap((s) => s.endpoints).filter((e) => e?.targetRef?.name === podName);
             seen.push(...(mine.length === 0 ? [{ listed: false }] : mine.map((e) => ({ listed: true, ready: e?.conditions?.ready }))));
           }
@@ -126,19 +139,28 @@ describe.skipIf(skip)(`helm test end to end${skipReason}`, () => {
       });
       expect(seen.length).toBeGreaterThan(5);
       expect(seen.filter((s) => s.ready !== false && s.listed)).toEqual([]);
-      expect(seen.some((s) => s.listed), 'the EndpointSlice controller listed the running pod (not ready)').toBe(true);
+      expect(
+        seen.some((s) => s.listed),
+        'the EndpointSlice controller listed the running pod (not ready)',
+      ).toBe(true);
       expect((await pod(podName)).status?.conditions?.find((c) => c.type === 'Ready')?.status).not.toBe('True');
     });
 
     it('broken install (NOT_SERVING, a stale backend): helm test fails, the logs and the pod status carry the codes', async () => {
       const ns = `broken-${short}`;
       await createNamespace(cluster.kc, ns);
-      await createBackend(cluster.kc, ns, 'stale', {}, {
-        conditions: [condition('Ready', 'True')],
-        matchedEnginePods: 1,
-        firstKVEventObservedAt: ago(3_600_000),
-        indexParticipation: { prefixCount: 4, lastEventAt: ago(15 * 60_000) },
-      });
+      await createBackend(
+        cluster.kc,
+        ns,
+        'stale',
+        {},
+        {
+          conditions: [condition('Ready', 'True')],
+          matchedEnginePods: 1,
+          firstKVEventObservedAt: ago(3_600_000),
+          indexParticipation: { prefixCount: 4, lastEventAt: ago(15 * 60_000) },
+        },
+      );
       try {
         const tested = await withFaults({ health: 'NOT_SERVING' }, helmTest);
         expect(tested.code).not.toBe(0);
@@ -156,7 +178,7 @@ describe.skipIf(skip)(`helm test end to end${skipReason}`, () => {
       }
     });
 
-    it('a wrong token audience in values → SN005 from the pod\'s projected token', async () => {
+    it("a wrong token audience in values → SN005 from the pod's projected token", async () => {
       expect((await upgrade(['token.audience=https://kubernetes.default.svc'])).code).toBe(0);
       const tested = await helmTest();
       const report = reportIn(tested.output);

@@ -69,7 +69,9 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
   const podLog = (ns: string, name: string, opts: { tailLines?: number; follow?: boolean } = {}): Promise<string> =>
     core().readNamespacedPodLog({ namespace: ns, name, container: 'main', ...opts });
   const events = async (ns: string, name: string): Promise<{ reason: string; message: string }[]> => {
-    const list = await api.get<{ items: { reason: string; message: string; involvedObject: { name: string } }[] }>(`/api/v1/namespaces/${ns}/events`);
+    const list = await api.get<{ items: { reason: string; message: string; involvedObject: { name: string } }[] }>(
+      `/api/v1/namespaces/${ns}/events`,
+    );
     return list.items.filter((e) => e.involvedObject.name === name).map((e) => ({ reason: e.reason, message: e.message }));
   };
   const newNamespace = async (prefix: string): Promise<string> => {
@@ -115,13 +117,19 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
   });
 
   it('registers a Ready node with its kubelet endpoint and renews its Lease', async () => {
-    const node = await api.get<{ status: { conditions: { type: string; status: string }[]; addresses: unknown[]; daemonEndpoints: { kubeletEndpoint: { Port: number } } } }>(
-      '/api/v1/nodes/standin-node',
-    );
+    const node = await api.get<{
+      status: {
+        conditions: { type: string; status: string }[];
+        addresses: unknown[];
+        daemonEndpoints: { kubeletEndpoint: { Port: number } };
+      };
+    }>('/api/v1/nodes/standin-node');
     expect(node.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
     expect(node.status.addresses).toEqual([{ type: 'InternalIP', address: '127.0.0.1' }]);
     expect(node.status.daemonEndpoints.kubeletEndpoint.Port).toBe(stand().kubeletPort);
-    const lease = await api.get<{ spec: { holderIdentity: string; renewTime: string } }>('/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/standin-node');
+    const lease = await api.get<{ spec: { holderIdentity: string; renewTime: string } }>(
+      '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/standin-node',
+    );
     expect(lease.spec.holderIdentity).toBe('standin-node');
     expect(Date.now() - Date.parse(lease.spec.renewTime)).toBeLessThan(20_000);
   });
@@ -145,13 +153,26 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
 
   it('mints projected tokens by TokenRequest with the audience and expiry of the pod spec', async () => {
     const ns = await newNamespace('standin-token');
-    await api.post(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'controller' } });
+    await api.post(`/api/v1/namespaces/${ns}/serviceaccounts`, {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'controller' },
+    });
     const mountPath = '/var/run/secrets/inferencecache.io/controller-token';
     const tokenPod = (name: string, expirationSeconds: number): Pod =>
-      podManifest(name, { ...sleepy, volumeMounts: [{ name: 'controller-token', mountPath, readOnly: true }] }, {
-        serviceAccountName: 'controller',
-        volumes: [{ name: 'controller-token', projected: { sources: [{ serviceAccountToken: { audience: CONTROLLER_AUDIENCE, expirationSeconds, path: 'token' } }] } }],
-      });
+      podManifest(
+        name,
+        { ...sleepy, volumeMounts: [{ name: 'controller-token', mountPath, readOnly: true }] },
+        {
+          serviceAccountName: 'controller',
+          volumes: [
+            {
+              name: 'controller-token',
+              projected: { sources: [{ serviceAccountToken: { audience: CONTROLLER_AUDIENCE, expirationSeconds, path: 'token' } }] },
+            },
+          ],
+        },
+      );
     await createPod(ns, tokenPod('token', 600));
     const pod = await stand().waitForPod(ns, 'token', 'Running');
     const volumes = join(stand().podDir(ns, 'token') ?? '', 'volumes');
@@ -174,7 +195,10 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
     expect(saReview.status?.user?.username).toBe(`system:serviceaccount:${ns}:controller`);
 
     // under 10 minutes: the API refuses the pod, and TokenRequest refuses the kubelet's request
-    const refused = await createPod(ns, tokenPod('short', 300)).then(() => undefined, (err: unknown) => err);
+    const refused = await createPod(ns, tokenPod('short', 300)).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).status).toBe(422);
     expect((refused as ApiError).message).toContain('may not specify a duration less than 10 minutes');
@@ -198,7 +222,8 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
     await api.delete(`/api/v1/namespaces/${ns}/serviceaccounts/doomed`);
     await api.patch(`/api/v1/namespaces/${ns}/pods/nosa`, { spec: { schedulingGates: [] } }, 'merge');
     await stand().waitForPod(ns, 'nosa', (p) => p.spec.nodeName === 'standin-node');
-    await expect.poll(async () => (await events(ns, 'nosa')).find((e) => e.reason === 'FailedMount')?.message, { timeout: 20_000 })
+    await expect
+      .poll(async () => (await events(ns, 'nosa')).find((e) => e.reason === 'FailedMount')?.message, { timeout: 20_000 })
       .toMatch(/^MountVolume\.SetUp failed for volume "kube-api-access-\w+" : failed to fetch token: .*serviceaccounts "doomed" not found/);
     const pod = await api.get<Pod>(`/api/v1/namespaces/${ns}/pods/nosa`);
     expect(pod.status?.phase).toBe('Pending');
@@ -207,10 +232,21 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
 
   it('reports a failing container as Failed with its exit code and termination message', async () => {
     const ns = await newNamespace('standin-fail');
-    await createPod(ns, podManifest('doctor-bogus', { image: DOCTOR_IMAGE, args: ['doctor', '--output', 'bogus'], terminationMessagePolicy: 'FallbackToLogsOnError' }));
+    await createPod(
+      ns,
+      podManifest('doctor-bogus', {
+        image: DOCTOR_IMAGE,
+        args: ['doctor', '--output', 'bogus'],
+        terminationMessagePolicy: 'FallbackToLogsOnError',
+      }),
+    );
     await createPod(ns, podManifest('message', { image: TEST_IMAGE, args: ['exit', '3', 'summary: 1 error'] }));
     const bogus = await stand().waitForPod(ns, 'doctor-bogus', 'Failed');
-    expect(terminated(bogus)).toMatchObject({ exitCode: 3, reason: 'Error', message: 'error: invalid output format "bogus" (want one of: human, json, table)\n' });
+    expect(terminated(bogus)).toMatchObject({
+      exitCode: 3,
+      reason: 'Error',
+      message: 'error: invalid output format "bogus" (want one of: human, json, table)\n',
+    });
     const withMessage = await stand().waitForPod(ns, 'message', 'Failed');
     expect(terminated(withMessage)).toMatchObject({ exitCode: 3, reason: 'Error', message: 'summary: 1 error' });
     expect(condition(withMessage, 'Ready')).toMatchObject({ status: 'False', reason: 'PodFailed' });
@@ -220,7 +256,12 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
   it('never makes a pod with an unset readiness gate Ready, and EndpointSlices list it not ready', async () => {
     const ns = await newNamespace('standin-gate');
     const labels = { app: 'gated' };
-    await api.post(`/api/v1/namespaces/${ns}/services`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'gated' }, spec: { selector: labels, ports: [{ name: 'http', port: 8081 }] } });
+    await api.post(`/api/v1/namespaces/${ns}/services`, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'gated' },
+      spec: { selector: labels, ports: [{ name: 'http', port: 8081 }] },
+    });
     await createPod(ns, podManifest('gated', sleepy, { readinessGates: [{ conditionType: 'example.com/never' }] }, labels));
     await createPod(ns, podManifest('plain', sleepy, {}, labels));
     const gated = await stand().waitForPod(ns, 'gated', 'Running');
@@ -233,7 +274,9 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
     });
     type Slice = { endpoints?: { addresses: string[]; conditions: { ready?: boolean }; targetRef?: { name: string } }[] };
     const readiness = async (): Promise<Record<string, boolean | undefined>> => {
-      const slices = await api.get<{ items: Slice[] }>(`/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dgated`);
+      const slices = await api.get<{ items: Slice[] }>(
+        `/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dgated`,
+      );
       const out: Record<string, boolean | undefined> = {};
       for (const ep of slices.items.flatMap((s) => s.endpoints ?? [])) out[ep.targetRef?.name ?? ''] = ep.conditions.ready;
       return out;
@@ -244,7 +287,11 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
     expect(condition(await api.get<Pod>(`/api/v1/namespaces/${ns}/pods/gated`), 'Ready')?.status).toBe('False');
 
     // whoever owns the gate sets it: the stand-in re-evaluates Ready
-    await api.patch(`/api/v1/namespaces/${ns}/pods/gated/status`, { status: { conditions: [{ type: 'example.com/never', status: 'True' }] } }, 'strategic');
+    await api.patch(
+      `/api/v1/namespaces/${ns}/pods/gated/status`,
+      { status: { conditions: [{ type: 'example.com/never', status: 'True' }] } },
+      'strategic',
+    );
     await stand().waitForPod(ns, 'gated', (p) => condition(p, 'Ready')?.status === 'True', 15_000);
     await expect.poll(readiness, { timeout: 30_000 }).toEqual({ gated: true, plain: true });
   });
@@ -253,11 +300,32 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
     const ref = server as ReferenceServer;
     const ns = 'inference-cache-system';
     await createNamespace(kc, ns);
-    await createPod(ns, podManifest('resolve', { image: TEST_IMAGE, args: ['resolve', SERVER_NAME, String(ref.grpcPort), String(ref.httpPort)] }));
-    await createPod(ns, podManifest('names', { image: TEST_IMAGE, args: ['lookup', 'inference-cache-server', 'inference-cache-server.inference-cache-system',
-      `${SERVER_NAME}.cluster.local`, `${SERVER_NAME}.cluster.local.`, 'other.inference-cache-system.svc.cluster.local'] }));
+    await createPod(
+      ns,
+      podManifest('resolve', { image: TEST_IMAGE, args: ['resolve', SERVER_NAME, String(ref.grpcPort), String(ref.httpPort)] }),
+    );
+    await createPod(
+      ns,
+      podManifest('names', {
+        image: TEST_IMAGE,
+        args: [
+          'lookup',
+          'inference-cache-server',
+          'inference-cache-server.inference-cache-system',
+          `${SERVER_NAME}.cluster.local`,
+          `${SERVER_NAME}.cluster.local.`,
+          'other.inference-cache-system.svc.cluster.local',
+        ],
+      }),
+    );
     const other = await newNamespace('standin-dns');
-    await createPod(other, podManifest('names', { image: TEST_IMAGE, args: ['lookup', 'inference-cache-server.inference-cache-system', `${SERVER_NAME}.cluster.local`] }));
+    await createPod(
+      other,
+      podManifest('names', {
+        image: TEST_IMAGE,
+        args: ['lookup', 'inference-cache-server.inference-cache-system', `${SERVER_NAME}.cluster.local`],
+      }),
+    );
 
     await stand().waitForPod(ns, 'resolve', 'Succeeded', 30_000);
     expect(JSON.parse(await podLog(ns, 'resolve'))).toEqual({
@@ -288,7 +356,10 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
     const ns = await newNamespace('standin-deadline');
     await createPod(ns, podManifest('deadline', sleepy, { activeDeadlineSeconds: 3, terminationGracePeriodSeconds: 1 }));
     const pod = await stand().waitForPod(ns, 'deadline', 'Failed', 20_000);
-    expect(pod.status).toMatchObject({ reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline' });
+    expect(pod.status).toMatchObject({
+      reason: 'DeadlineExceeded',
+      message: 'Pod was active on the node longer than the specified deadline',
+    });
     expect(terminated(pod)?.exitCode).toBe(143);
   });
 
@@ -309,44 +380,83 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
 
   it('builds the environment and volumes of a container as a kubelet does', async () => {
     const ns = await newNamespace('standin-env');
-    await api.post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: { greeting: 'hello', 'app.conf': 'x=1\n' } });
-    await api.post(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'sec' }, data: { password: Buffer.from('s3cret').toString('base64') } });
-    const pod = podManifest('env', {
-      image: TEST_IMAGE,
-      args: ['env', '/etc/podinfo/labels', '/etc/podinfo/annotations', '/etc/app/app.conf', '/etc/secret/password', '/dev/termination-log', '/scratch'],
-      env: [
-        { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
-        { name: 'APP', valueFrom: { fieldRef: { fieldPath: "metadata.labels['app']" } } },
-        { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
-        { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
-        { name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'greeting' } } },
-        { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'sec', key: 'password' } } },
-        { name: 'COMBINED', value: '$(GREETING)-$(POD_NAME)-$(UNSET)-$$(GREETING)' },
-      ],
-      envFrom: [{ prefix: 'CM_', configMapRef: { name: 'cfg' } }],
-      volumeMounts: [
-        { name: 'podinfo', mountPath: '/etc/podinfo' },
-        { name: 'cfg', mountPath: '/etc/app/app.conf', subPath: 'app.conf' },
-        { name: 'sec', mountPath: '/etc/secret' },
-        { name: 'scratch', mountPath: '/scratch' },
-      ],
-    }, {
-      volumes: [
-        { name: 'podinfo', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }, { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } }] } },
-        { name: 'cfg', configMap: { name: 'cfg' } },
-        { name: 'sec', secret: { secretName: 'sec' } },
-        { name: 'scratch', emptyDir: {} },
-      ],
-    }, { tier: 'b', app: 'a' });
+    await api.post(`/api/v1/namespaces/${ns}/configmaps`, {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cfg' },
+      data: { greeting: 'hello', 'app.conf': 'x=1\n' },
+    });
+    await api.post(`/api/v1/namespaces/${ns}/secrets`, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'sec' },
+      data: { password: Buffer.from('s3cret').toString('base64') },
+    });
+    const pod = podManifest(
+      'env',
+      {
+        image: TEST_IMAGE,
+        args: [
+          'env',
+          '/etc/podinfo/labels',
+          '/etc/podinfo/annotations',
+          '/etc/app/app.conf',
+          '/etc/secret/password',
+          '/dev/termination-log',
+          '/scratch',
+        ],
+        env: [
+          { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+          { name: 'APP', valueFrom: { fieldRef: { fieldPath: "metadata.labels['app']" } } },
+          { name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+          { name: 'POD_IP', valueFrom: { fieldRef: { fieldPath: 'status.podIP' } } },
+          { name: 'GREETING', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'greeting' } } },
+          { name: 'PASSWORD', valueFrom: { secretKeyRef: { name: 'sec', key: 'password' } } },
+          { name: 'COMBINED', value: '$(GREETING)-$(POD_NAME)-$(UNSET)-$$(GREETING)' },
+        ],
+        envFrom: [{ prefix: 'CM_', configMapRef: { name: 'cfg' } }],
+        volumeMounts: [
+          { name: 'podinfo', mountPath: '/etc/podinfo' },
+          { name: 'cfg', mountPath: '/etc/app/app.conf', subPath: 'app.conf' },
+          { name: 'sec', mountPath: '/etc/secret' },
+          { name: 'scratch', mountPath: '/scratch' },
+        ],
+      },
+      {
+        volumes: [
+          {
+            name: 'podinfo',
+            downwardAPI: {
+              items: [
+                { path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } },
+                { path: 'annotations', fieldRef: { fieldPath: 'metadata.annotations' } },
+              ],
+            },
+          },
+          { name: 'cfg', configMap: { name: 'cfg' } },
+          { name: 'sec', secret: { secretName: 'sec' } },
+          { name: 'scratch', emptyDir: {} },
+        ],
+      },
+      { tier: 'b', app: 'a' },
+    );
     pod.metadata.annotations = { note: 'a "quoted"\tvalue' };
     await createPod(ns, pod);
     const done = await stand().waitForPod(ns, 'env', 'Succeeded');
     const { env, files } = JSON.parse(await podLog(ns, 'env')) as { env: Record<string, string>; files: Record<string, string> };
     const apiUrl = new URL(cp?.server ?? '');
     expect(env).toMatchObject({
-      POD_NAME: 'env', APP: 'a', NODE: 'standin-node', POD_IP: done.status?.podIP, GREETING: 'hello', PASSWORD: 's3cret',
-      COMBINED: 'hello-env-$(UNSET)-$(GREETING)', CM_greeting: 'hello',
-      KUBERNETES_SERVICE_HOST: apiUrl.hostname, KUBERNETES_SERVICE_PORT: apiUrl.port, HOSTNAME: 'env',
+      POD_NAME: 'env',
+      APP: 'a',
+      NODE: 'standin-node',
+      POD_IP: done.status?.podIP,
+      GREETING: 'hello',
+      PASSWORD: 's3cret',
+      COMBINED: 'hello-env-$(UNSET)-$(GREETING)',
+      CM_greeting: 'hello',
+      KUBERNETES_SERVICE_HOST: apiUrl.hostname,
+      KUBERNETES_SERVICE_PORT: apiUrl.port,
+      HOSTNAME: 'env',
     });
     expect(files).toEqual({
       '/etc/podinfo/labels': 'app="a"\ntier="b"',
@@ -362,13 +472,18 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
   it('reports what it cannot configure as CreateContainerConfigError', async () => {
     const ns = await newNamespace('standin-config');
     await api.post(`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cfg' }, data: {} });
-    await createPod(ns, podManifest('nokey', { ...sleepy, env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'nope' } } }] }));
+    await createPod(
+      ns,
+      podManifest('nokey', { ...sleepy, env: [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'cfg', key: 'nope' } } }] }),
+    );
     await createPod(ns, podManifest('root', { image: 'example/rootful:1', args: ['sleep'], securityContext: { runAsNonRoot: true } }));
     const waiting = (p: Pod) => p.status?.containerStatuses?.[0]?.state.waiting;
     const nokey = await stand().waitForPod(ns, 'nokey', (p) => waiting(p)?.reason === 'CreateContainerConfigError');
     expect(waiting(nokey)?.message).toBe(`couldn't find key nope in ConfigMap ${ns}/cfg`);
     const root = await stand().waitForPod(ns, 'root', (p) => waiting(p)?.reason === 'CreateContainerConfigError');
-    expect(waiting(root)?.message).toMatch(/^container has runAsNonRoot and image will run as root \(pod: "root_standin-config-\w+\(.+\)", container: main\)$/);
+    expect(waiting(root)?.message).toMatch(
+      /^container has runAsNonRoot and image will run as root \(pod: "root_standin-config-\w+\(.+\)", container: main\)$/,
+    );
     expect(nokey.status?.phase).toBe('Pending');
   });
 
@@ -377,7 +492,10 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
     await createPod(ns, podManifest('unknown', { image: 'example/unknown:1' }));
     const pod = await stand().waitForPod(ns, 'unknown', (p) => p.status?.containerStatuses?.[0]?.state.waiting?.reason === 'ErrImagePull');
     expect(pod.status?.phase).toBe('Pending');
-    const err = await podLog(ns, 'unknown').then(() => undefined, (e: unknown) => e);
+    const err = await podLog(ns, 'unknown').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ApiException);
     expect(String((err as ApiException<unknown>).body)).toContain('is waiting to start');
   });

@@ -43,7 +43,14 @@ const AUTH = Buffer.from(`robot:${PASSWORD}`).toString('base64');
 const REGISTRY = 'private-registry.test:5000';
 const DOCKERCONFIGJSON = JSON.stringify({ auths: { [REGISTRY]: { auth: AUTH, password: PASSWORD } } });
 const DOCKERCFG = JSON.stringify({ [REGISTRY]: { auth: AUTH, email: 'robot@example.test' } });
-const SECRET_BYTES = [PASSWORD, AUTH, REGISTRY, 'robot', Buffer.from(DOCKERCONFIGJSON).toString('base64'), Buffer.from(DOCKERCFG).toString('base64')];
+const SECRET_BYTES = [
+  PASSWORD,
+  AUTH,
+  REGISTRY,
+  'robot',
+  Buffer.from(DOCKERCONFIGJSON).toString('base64'),
+  Buffer.from(DOCKERCFG).toString('base64'),
+];
 
 function container(name: string, requests: Record<string, string> = {}, extra: Partial<V1Container> = {}): V1Container {
   return { name, image: `registry.test/${name}:v1`, resources: { requests, limits: requests }, ...extra };
@@ -106,7 +113,12 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
     const ns = uniqueName('newchk');
     /** Node names sort first, so messages that name a few nodes name these. */
     const tag = ns.slice(-6);
-    const [cpuNode, gpuNode, sickNode, cordonedNode] = ['0a-cpu', '0b-gpu', '0c-sick', '0d-cordoned'].map((n) => `${n}-${tag}`) as [string, string, string, string];
+    const [cpuNode, gpuNode, sickNode, cordonedNode] = ['0a-cpu', '0b-gpu', '0c-sick', '0d-cordoned'].map((n) => `${n}-${tag}`) as [
+      string,
+      string,
+      string,
+      string,
+    ];
     const res = (kind: string, name: string) => `${kind}/${ns}/${name}`;
     let doctor: Identity;
     let report: JsonReport;
@@ -123,27 +135,54 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
       await createSecret(kc, ns, 'valid-pull', 'kubernetes.io/dockerconfigjson', { '.dockerconfigjson': DOCKERCONFIGJSON });
       await createSecret(kc, ns, 'legacy-pull', 'kubernetes.io/dockercfg', { '.dockercfg': DOCKERCFG });
       await createSecret(kc, ns, 'wrong-type', 'Opaque', { '.dockerconfigjson': DOCKERCONFIGJSON });
-      await createSecret(kc, ns, 'no-auths', 'kubernetes.io/dockerconfigjson', { '.dockerconfigjson': JSON.stringify({ credsStore: PASSWORD }) });
+      await createSecret(kc, ns, 'no-auths', 'kubernetes.io/dockerconfigjson', {
+        '.dockerconfigjson': JSON.stringify({ credsStore: PASSWORD }),
+      });
       await createSecret(kc, ns, 'sa-pull', 'kubernetes.io/dockerconfigjson', { '.dockerconfigjson': DOCKERCONFIGJSON });
       await createServiceAccount(kc, ns, 'puller', ['sa-pull', 'sa-missing']);
 
       await createBackend(kc, ns, 'chat', { engineSelector: { matchLabels: { app: 'chat-engine' } } });
       await createPodWithSpec(kc, ns, 'server-0', SERVER, {
-        containers: [container('server', { cpu: '100m', memory: '128Mi' }, { ports: [{ name: 'grpc', containerPort: 9090 }, { name: 'snapshot', containerPort: 8081 }] })],
+        containers: [
+          container(
+            'server',
+            { cpu: '100m', memory: '128Mi' },
+            {
+              ports: [
+                { name: 'grpc', containerPort: 9090 },
+                { name: 'snapshot', containerPort: 8081 },
+              ],
+            },
+          ),
+        ],
       });
       await createPodWithSpec(kc, ns, 'split-gpu', CACHE, { containers: [container('cache', { cpu: '6', 'nvidia.com/gpu': '1' })] });
       await createPodWithSpec(kc, ns, 'busy', CACHE, { containers: [container('cache', { cpu: '1', memory: '1Gi' })] });
       await writePodStatus(kc, ns, 'busy', {
-        conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/4 nodes are available: 2 Insufficient cpu, 2 node(s) were unschedulable.', lastTransitionTime: new Date().toISOString() }],
+        conditions: [
+          {
+            type: 'PodScheduled',
+            status: 'False',
+            reason: 'Unschedulable',
+            message: '0/4 nodes are available: 2 Insufficient cpu, 2 node(s) were unschedulable.',
+            lastTransitionTime: new Date().toISOString(),
+          },
+        ],
       });
       await createPodWithSpec(kc, ns, 'init-heavy', CACHE, {
         initContainers: [container('warmup', { cpu: '48' })],
         containers: [container('cache', { cpu: '1' })],
       });
-      await createPodWithSpec(kc, ns, 'chat-engine-0', { app: 'chat-engine' }, {
-        containers: [container('engine')],
-        imagePullSecrets: ['valid-pull', 'legacy-pull', 'wrong-type', 'no-auths', 'missing-pull'].map((name) => ({ name })),
-      });
+      await createPodWithSpec(
+        kc,
+        ns,
+        'chat-engine-0',
+        { app: 'chat-engine' },
+        {
+          containers: [container('engine')],
+          imagePullSecrets: ['valid-pull', 'legacy-pull', 'wrong-type', 'no-auths', 'missing-pull'].map((name) => ({ name })),
+        },
+      );
       await writePodStatus(kc, ns, 'chat-engine-0', {
         containerStatuses: [
           {
@@ -164,7 +203,12 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
         podSelector: { matchLabels: SERVER },
         policyTypes: ['Ingress'],
         ingress: [
-          { ports: [{ protocol: 'TCP', port: 8080 }, { protocol: 'TCP', port: 9090 }] },
+          {
+            ports: [
+              { protocol: 'TCP', port: 8080 },
+              { protocol: 'TCP', port: 9090 },
+            ],
+          },
           { from: [{ podSelector: { matchLabels: CONTROLLER } }], ports: [{ protocol: 'TCP', port: 'snapshot' }] },
         ],
       });
@@ -175,9 +219,13 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
 
       const hole = await blackhole8081();
       try {
-        const result = await run(doctor, ['-n', ns, '--server-endpoint', `${hole.host}:${await closedPort()}`, '--timeout', '8s', '--pod-labels-file', labelsFile], {
-          POD_NAMESPACE: ns,
-        });
+        const result = await run(
+          doctor,
+          ['-n', ns, '--server-endpoint', `${hole.host}:${await closedPort()}`, '--timeout', '8s', '--pod-labels-file', labelsFile],
+          {
+            POD_NAMESPACE: ns,
+          },
+        );
         report = result.report as JsonReport;
         elapsedMs = result.elapsedMs;
       } finally {
@@ -215,7 +263,8 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
         ['IP001', res('secret', 'sa-missing')],
         ['IP004', res('pod', 'chat-engine-0')],
       ]);
-      const msg = (resource: string) => report.findings.find((f) => f.check === 'ImagePullability' && f.resource === resource)?.message ?? '';
+      const msg = (resource: string) =>
+        report.findings.find((f) => f.check === 'ImagePullability' && f.resource === resource)?.message ?? '';
       expect(msg(res('secret', 'legacy-pull'))).toContain('legacy');
       expect(msg(res('secret', 'sa-pull'))).toContain(res('serviceaccount', 'puller'));
       expect(msg(res('pod', 'chat-engine-0'))).toMatch(/"engine".*ImagePullBackOff: "Back-off pulling image/);
@@ -279,7 +328,11 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
       await createSecret(kc, ns, 'pull-0', 'kubernetes.io/dockerconfigjson', { '.dockerconfigjson': DOCKERCONFIGJSON });
       await createSecret(kc, ns, 'pull-1', 'kubernetes.io/dockercfg', { '.dockercfg': DOCKERCFG });
       for (let i = 0; i < 20; i += 5) {
-        await Promise.all(Array.from({ length: 5 }, (_, j) => node(`zz-${tag}-${String(i + j).padStart(2, '0')}`, { allocatable: { cpu: '1', memory: '1Gi' } })));
+        await Promise.all(
+          Array.from({ length: 5 }, (_, j) =>
+            node(`zz-${tag}-${String(i + j).padStart(2, '0')}`, { allocatable: { cpu: '1', memory: '1Gi' } }),
+          ),
+        );
       }
       for (let i = 0; i < 200; i += 20) {
         await Promise.all(
@@ -292,7 +345,11 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
         );
       }
       const id = await identity(ns, 'counted');
-      const { report } = await run(id, ['-n', ns, '--server-endpoint', `127.0.0.1:${await closedPort()}`, '--pod-labels-file', labelsFile], { POD_NAMESPACE: ns });
+      const { report } = await run(
+        id,
+        ['-n', ns, '--server-endpoint', `127.0.0.1:${await closedPort()}`, '--pod-labels-file', labelsFile],
+        { POD_NAMESPACE: ns },
+      );
       expect((report as JsonReport).findings.filter((f) => f.check === 'NodeFit')).toHaveLength(200);
       expect(pairs(report as JsonReport, (f) => f.check === 'ImagePullability')).toEqual([
         ['IP006', `secret/${ns}/pull-0`],
@@ -318,7 +375,10 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
         'get namespaces': 1,
         'get secrets': 3,
       });
-      const secretGets = calls.filter((c) => c.resource === 'secrets').map((c) => c.uri).sort();
+      const secretGets = calls
+        .filter((c) => c.resource === 'secrets')
+        .map((c) => c.uri)
+        .sort();
       expect(secretGets).toEqual([0, 1, 2].map((i) => `/api/v1/namespaces/${ns}/secrets/pull-${i}`));
     });
   });

@@ -114,7 +114,7 @@ describe.skipIf(kubeconfig === '')(`reference cache-plane server against the tes
     const asServer = new KubeConfig();
     asServer.loadFromFile(serverKubeconfig);
     const reviews = asServer.makeApiClient(AuthenticationV1Api);
-    for (const deadline = Date.now() + 15_000; ; ) {
+    for (const deadline = Date.now() + 15_000; ;) {
       try {
         await reviews.createTokenReview({ body: { spec: { token: controllerToken, audiences: [CONTROLLER_AUD] } } });
         break;
@@ -128,7 +128,17 @@ describe.skipIf(kubeconfig === '')(`reference cache-plane server against the tes
   describe('decision table (R-9.1.3)', () => {
     it('answers 401 without a usable bearer token, and sends no TokenReview', async () => {
       const srv = await start();
-      const headers = [undefined, '', 'Basic x', 'Bearer ', 'Bearer', 'Bearer     ', 'Token abc', 'Bearerx abc', `Basic ${controllerToken}`];
+      const headers = [
+        undefined,
+        '',
+        'Basic x',
+        'Bearer ',
+        'Bearer',
+        'Bearer     ',
+        'Token abc',
+        'Bearerx abc',
+        `Basic ${controllerToken}`,
+      ];
       for (const auth of headers) {
         const r = await send(srv, 'GET', '/snapshot', auth === undefined ? {} : { auth });
         expect(r.status, `Authorization ${JSON.stringify(auth)}`).toBe(401);
@@ -348,7 +358,9 @@ describe.skipIf(kubeconfig === '')(`reference cache-plane server against the tes
     });
 
     it('refuses contradictory or padded settings, like upstream', async () => {
-      await expect(startReferenceServer({ insecureDisableAuth: true, allowedControllerSA: controllerSA })).rejects.toThrow(/mutually exclusive/);
+      await expect(startReferenceServer({ insecureDisableAuth: true, allowedControllerSA: controllerSA })).rejects.toThrow(
+        /mutually exclusive/,
+      );
       await expect(start({ allowedControllerSA: ` ${controllerSA}` })).rejects.toThrow(/whitespace/);
       await expect(start({ controllerAudience: '' })).rejects.toThrow(/empty/);
       await expect(start({ policyAudience: 'inferencecache.io/policy\n' })).rejects.toThrow(/whitespace/);
@@ -501,7 +513,9 @@ describe.skipIf(kubeconfig === '')(`reference cache-plane server against the tes
           let stderr = '';
           child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
           const lines = createInterface({ input: child.stdout! });
-          lines.once('line', (line) => done({ child, ports: JSON.parse(line) as { grpcPort: number; httpPort: number }, stderr: () => stderr }));
+          lines.once('line', (line) =>
+            done({ child, ports: JSON.parse(line) as { grpcPort: number; httpPort: number }, stderr: () => stderr }),
+          );
           child.once('exit', (code) => done({ child, code, stderr: () => stderr }));
           child.once('error', fail);
         },
@@ -510,23 +524,38 @@ describe.skipIf(kubeconfig === '')(`reference cache-plane server against the tes
       new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code))));
 
     it('runs insecure with a health status and missing routes, and exits 0 on SIGTERM', async () => {
-      const run = await launch(['--insecure-disable-auth', '--health-status', 'NOT_SERVING', '--missing-route', '/policy', '--missing-route', 'snapshot']);
+      const run = await launch([
+        '--insecure-disable-auth',
+        '--health-status',
+        'NOT_SERVING',
+        '--missing-route',
+        '/policy',
+        '--missing-route',
+        'snapshot',
+      ]);
       expect(run.ports, run.stderr()).toBeDefined();
       const srv = { host: '127.0.0.1', httpPort: run.ports?.httpPort ?? 0 };
       expect((await send(srv, 'HEAD', '/policy')).status).toBe(404);
       expect((await send(srv, 'GET', '/snapshot')).status).toBe(404);
       expect((await send(srv, 'HEAD', '/probe')).status).toBe(405);
-      expect(await checkGrpcHealth(`127.0.0.1:${run.ports?.grpcPort}`, { deadlineMs: 2_000 })).toEqual({ kind: 'status', status: 'NOT_SERVING' });
+      expect(await checkGrpcHealth(`127.0.0.1:${run.ports?.grpcPort}`, { deadlineMs: 2_000 })).toEqual({
+        kind: 'status',
+        status: 'NOT_SERVING',
+      });
       run.child.kill('SIGTERM');
       expect(await exited(run.child)).toBe(0);
     });
 
     it('authenticates with the given kubeconfig, ServiceAccount and audiences', async () => {
       const run = await launch([
-        '--kubeconfig', serverKubeconfig,
-        '--allowed-controller-sa', controllerSA,
-        '--controller-audience', CONTROLLER_AUD,
-        '--policy-audience', POLICY_AUD,
+        '--kubeconfig',
+        serverKubeconfig,
+        '--allowed-controller-sa',
+        controllerSA,
+        '--controller-audience',
+        CONTROLLER_AUD,
+        '--policy-audience',
+        POLICY_AUD,
       ]);
       expect(run.ports, run.stderr()).toBeDefined();
       const srv = { host: '127.0.0.1', httpPort: run.ports?.httpPort ?? 0 };

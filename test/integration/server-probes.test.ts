@@ -30,7 +30,18 @@ describe.skipIf(kubeconfig === '')(`server probes against the reference server${
   };
   const run = async (args: string[]) => {
     const result = await runBundle(
-      ['doctor', '--kubeconfig', doctor.kubeconfig, '-o', 'json', '-n', install.workloadNamespace, '--server-endpoint', install.serverEndpoint, ...args],
+      [
+        'doctor',
+        '--kubeconfig',
+        doctor.kubeconfig,
+        '-o',
+        'json',
+        '-n',
+        install.workloadNamespace,
+        '--server-endpoint',
+        install.serverEndpoint,
+        ...args,
+      ],
       { env: { PATH: process.env['PATH'] ?? '' } },
     );
     return { ...result, report: JSON.parse(result.stdout) as JsonReport };
@@ -41,7 +52,12 @@ describe.skipIf(kubeconfig === '')(`server probes against the reference server${
   beforeAll(async () => {
     requireBundle();
     kc.loadFromFile(kubeconfig);
-    install = await startSampleInstall(kc, { server: inject('server'), caFile: inject('caFile'), dir, workloadNamespace: uniqueName('healthy') });
+    install = await startSampleInstall(kc, {
+      server: inject('server'),
+      caFile: inject('caFile'),
+      dir,
+      workloadNamespace: uniqueName('healthy'),
+    });
     const home = uniqueName('probe-home');
     await createNamespace(kc, home);
     doctor = await doctorIdentity(kc, { namespace: home, name: 'doctor', server: inject('server'), caFile: inject('caFile') });
@@ -104,7 +120,10 @@ describe.skipIf(kubeconfig === '')(`server probes against the reference server${
   });
 
   describe('server faults', () => {
-    const withFaults = async (faults: Parameters<SampleInstall['server']['setFaults']>[0], check: (report: JsonReport, code: number | null) => void) => {
+    const withFaults = async (
+      faults: Parameters<SampleInstall['server']['setFaults']>[0],
+      check: (report: JsonReport, code: number | null) => void,
+    ) => {
       install.server.setFaults(faults);
       try {
         const { report, code } = await run(['--snapshot-token-file', install.tokenFile]);

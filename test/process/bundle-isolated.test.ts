@@ -54,7 +54,15 @@ describe('the sandbox is what the image gives the bundle', () => {
     ].join('\n');
     const run = await runSandboxed(sandbox, [], { program: '', nodeArgs: ['-e', probe] });
     expect(run.stderr).toBe('');
-    const seen = JSON.parse(run.stdout) as { version: string; uid: number; gid: number; home: string | null; writable: boolean; modules: string[]; entries: string[] };
+    const seen = JSON.parse(run.stdout) as {
+      version: string;
+      uid: number;
+      gid: number;
+      home: string | null;
+      writable: boolean;
+      modules: string[];
+      entries: string[];
+    };
     expect(seen.version).toMatch(/^v24\./);
     if (process.getuid?.() === 0) expect([seen.uid, seen.gid]).toEqual([NONROOT_UID, NONROOT_UID]);
     else expect(seen.uid).not.toBe(0);
@@ -79,7 +87,9 @@ describe('the bundle alone', () => {
   });
 
   it('the permission model really refuses other reads (the checks below can fail)', async () => {
-    const run = await runSandboxed(sandbox, ['doctor', '--kubeconfig', sandbox.files['kubeconfig'] ?? '', '--config-only'], { nodeArgs: onlyReading(sandbox.bundle) });
+    const run = await runSandboxed(sandbox, ['doctor', '--kubeconfig', sandbox.files['kubeconfig'] ?? '', '--config-only'], {
+      nodeArgs: onlyReading(sandbox.bundle),
+    });
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/cannot load kubeconfig.*(restricted|allow-fs-read)/);
   });
@@ -92,7 +102,11 @@ describe('the bundle alone', () => {
 
   const doctorRuns: { name: string; args: () => string[]; codes: string[] }[] = [
     { name: '--config-only', args: () => ['--config-only'], codes: ['API001'] },
-    { name: 'with the server probes (gRPC and HTTP clients loaded)', args: () => ['--server-endpoint', `127.0.0.1:${grpcPort}`], codes: ['API001', 'SV001', 'SN001', 'PL001', 'PB001'] },
+    {
+      name: 'with the server probes (gRPC and HTTP clients loaded)',
+      args: () => ['--server-endpoint', `127.0.0.1:${grpcPort}`],
+      codes: ['API001', 'SV001', 'SN001', 'PL001', 'PB001'],
+    },
   ];
   it.each(doctorRuns)('doctor $name reads only the bundle, the kubeconfig and its pod inputs, and reports', async ({ args, codes }) => {
     const kubeconfig = sandbox.files['kubeconfig'] ?? '';
@@ -110,7 +124,13 @@ describe('the bundle file', () => {
   const text = readFileSync(requireBundle(), 'utf8');
   /** Module specifiers in code (comments stripped by esbuild first, so JSDoc types do not count). */
   const specifiers = async (): Promise<string[]> => {
-    const { code } = await transform(text, { format: 'esm', platform: 'node', minifyWhitespace: true, legalComments: 'none', logLevel: 'silent' });
+    const { code } = await transform(text, {
+      format: 'esm',
+      platform: 'node',
+      minifyWhitespace: true,
+      legalComments: 'none',
+      logLevel: 'silent',
+    });
     return [
       ...[...code.matchAll(/\bimport\s*[^'"();]*?\bfrom\s*(['"])([^'"]+)\1/g)].map((m) => m[2] ?? ''),
       ...[...code.matchAll(/\bimport\s*(['"])([A-Za-z@.][\w@./:-]*)\1/g)].map((m) => m[2] ?? ''),

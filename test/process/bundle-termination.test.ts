@@ -32,10 +32,23 @@ function fakeApiServer(): Server {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (path.endsWith('/pods')) return send(403, { kind: 'Status', status: 'Failure', message: 'pods is forbidden', reason: 'Forbidden', code: 403 });
-    if (path === '/apis/inferencecache.io/v1alpha1/cachebackends') return send(200, { kind: 'CacheBackendList', metadata: {}, items: backends });
+    if (path.endsWith('/pods'))
+      return send(403, { kind: 'Status', status: 'Failure', message: 'pods is forbidden', reason: 'Forbidden', code: 403 });
+    if (path === '/apis/inferencecache.io/v1alpha1/cachebackends')
+      return send(200, { kind: 'CacheBackendList', metadata: {}, items: backends });
     const last = path.split('/').at(-1) ?? '';
-    const collections = new Set(['cachebackends', 'cachetenants', 'cachepolicies', 'events', 'services', 'nodes', 'serviceaccounts', 'networkpolicies', 'namespaces', 'secrets']);
+    const collections = new Set([
+      'cachebackends',
+      'cachetenants',
+      'cachepolicies',
+      'events',
+      'services',
+      'nodes',
+      'serviceaccounts',
+      'networkpolicies',
+      'namespaces',
+      'secrets',
+    ]);
     if (collections.has(last)) return send(200, { kind: 'List', metadata: {}, items: [] });
     return send(404, { kind: 'Status', status: 'Failure', message: `${path} not found`, reason: 'NotFound', code: 404 });
   });
@@ -77,10 +90,25 @@ describe('a large report', () => {
 
   beforeAll(async () => {
     const file = join(scratch, 'large-summary');
-    const run = await runBundle(['doctor', '--kubeconfig', kubeconfig, '-o', 'json', '--server-endpoint', endpoint, '--timeout', '20s', '--termination-message-path', file], {
-      env: env(),
-      timeoutMs: 60_000,
-    });
+    const run = await runBundle(
+      [
+        'doctor',
+        '--kubeconfig',
+        kubeconfig,
+        '-o',
+        'json',
+        '--server-endpoint',
+        endpoint,
+        '--timeout',
+        '20s',
+        '--termination-message-path',
+        file,
+      ],
+      {
+        env: env(),
+        timeoutMs: 60_000,
+      },
+    );
     code = run.code;
     report = JSON.parse(run.stdout) as JsonReport;
     summary = readFileSync(file, 'utf8');
@@ -140,14 +168,20 @@ describe('where the summary goes', () => {
   it("to the flag's file rather than the default one", async () => {
     const log = emptyFile('termination-log');
     const summary = emptyFile('summary');
-    await runBundle(args('--termination-message-path', '/dev/summary'), { env: env(), pod: { '/dev/termination-log': log, '/dev/summary': summary } });
+    await runBundle(args('--termination-message-path', '/dev/summary'), {
+      env: env(),
+      pod: { '/dev/termination-log': log, '/dev/summary': summary },
+    });
     expect(readFileSync(summary, 'utf8')).toMatch(/^inferencecache doctor: exit 2;/);
     expect(readFileSync(log, 'utf8')).toBe('');
   });
 
   it('holds the error line when the doctor could not run', async () => {
     const log = emptyFile('termination-log');
-    const run = await runBundle(['doctor', '--kubeconfig', '/nonexistent/kubeconfig'], { env: env(), pod: { '/dev/termination-log': log } });
+    const run = await runBundle(['doctor', '--kubeconfig', '/nonexistent/kubeconfig'], {
+      env: env(),
+      pod: { '/dev/termination-log': log },
+    });
     expect(run.code).toBe(3);
     expect(readFileSync(log, 'utf8')).toBe(run.stderr);
     expect(run.stderr).toMatch(/^error: cannot load kubeconfig/);
@@ -161,7 +195,21 @@ describe('where the summary goes', () => {
   });
 
   it('an unwritable file is a warning: the report and exit code stand', async () => {
-    const run = await runBundle(['doctor', '--kubeconfig', unreachable, '--config-only', '-o', 'json', '--timeout', '5s', '--termination-message-path', join(scratch, 'no/such/dir/file')], { env: env() });
+    const run = await runBundle(
+      [
+        'doctor',
+        '--kubeconfig',
+        unreachable,
+        '--config-only',
+        '-o',
+        'json',
+        '--timeout',
+        '5s',
+        '--termination-message-path',
+        join(scratch, 'no/such/dir/file'),
+      ],
+      { env: env() },
+    );
     expect(run.code).toBe(2);
     expect(JSON.parse(run.stdout)).toMatchObject({ summary: { exitCode: 2 } });
     expect(run.stderr).toMatch(/^warning: could not write the termination message to ".*no\/such\/dir\/file" \(ENOENT\)$/m);

@@ -19,11 +19,27 @@ describe('could not run: exit 3, one line on stderr, nothing on stdout', () => {
     { name: 'unknown flag', args: () => ['doctor', '--frobnicate'], stderr: /--frobnicate/ },
     { name: 'positional argument', args: () => ['doctor', 'extra'], stderr: /no arguments.*"extra"/ },
     { name: 'bare number as timeout', args: () => ['doctor', '--timeout', '30'], stderr: /invalid --timeout "30"/ },
-    { name: 'server endpoint with a scheme', args: () => ['doctor', '--server-endpoint', 'http://x'], stderr: /invalid --server-endpoint "http:\/\/x".*scheme/ },
-    { name: 'server endpoint with a malformed host', args: () => ['doctor', '--server-endpoint', 'bad host:9090'], stderr: /invalid --server-endpoint/ },
+    {
+      name: 'server endpoint with a scheme',
+      args: () => ['doctor', '--server-endpoint', 'http://x'],
+      stderr: /invalid --server-endpoint "http:\/\/x".*scheme/,
+    },
+    {
+      name: 'server endpoint with a malformed host',
+      args: () => ['doctor', '--server-endpoint', 'bad host:9090'],
+      stderr: /invalid --server-endpoint/,
+    },
     { name: 'server endpoint with a bad port', args: () => ['doctor', '--server-endpoint', 'host:99999'], stderr: /port "99999"/ },
-    { name: 'unreadable kubeconfig', args: () => ['doctor', '--kubeconfig', '/nonexistent/kubeconfig'], stderr: /cannot load kubeconfig "\/nonexistent\/kubeconfig"/ },
-    { name: 'unknown context', args: () => ['doctor', '--kubeconfig', unreachable, '--context', 'nosuch'], stderr: /context "nosuch" is not in the kubeconfig/ },
+    {
+      name: 'unreadable kubeconfig',
+      args: () => ['doctor', '--kubeconfig', '/nonexistent/kubeconfig'],
+      stderr: /cannot load kubeconfig "\/nonexistent\/kubeconfig"/,
+    },
+    {
+      name: 'unknown context',
+      args: () => ['doctor', '--kubeconfig', unreachable, '--context', 'nosuch'],
+      stderr: /context "nosuch" is not in the kubeconfig/,
+    },
     { name: 'unknown command', args: () => ['doktor'], stderr: /unknown command "doktor"/ },
   ];
   it.each(cases)('$name', async ({ args, stderr }) => {
@@ -51,7 +67,10 @@ describe('an API server that refuses connections', () => {
     const run = await runBundle(['doctor', '--kubeconfig', unreachable, '--config-only', '-o', 'json', '--timeout', '5s']);
     expect(run.code).toBe(2);
     expect(run.elapsedMs).toBeLessThan(6_000);
-    const report = JSON.parse(run.stdout) as { summary: Record<string, number>; findings: { code: string; check: string; resource: string }[] };
+    const report = JSON.parse(run.stdout) as {
+      summary: Record<string, number>;
+      findings: { code: string; check: string; resource: string }[];
+    };
     expect(report.findings.map((f) => [f.code, f.check, f.resource])).toEqual([
       ['API001', 'CacheBackendHealth', 'CacheBackend'],
       ['API001', 'EnginePodInjectionAudit', 'CacheBackend'],
@@ -93,7 +112,17 @@ describe('version and help', () => {
   it('doctor --help lists every flag and exits 0', async () => {
     const run = await runBundle(['doctor', '--help']);
     expect(run.code).toBe(0);
-    for (const flag of ['--kubeconfig', '--context', '--namespace', '--server-endpoint', '--snapshot-token-file', '--output', '--no-color', '--config-only', '--timeout']) {
+    for (const flag of [
+      '--kubeconfig',
+      '--context',
+      '--namespace',
+      '--server-endpoint',
+      '--snapshot-token-file',
+      '--output',
+      '--no-color',
+      '--config-only',
+      '--timeout',
+    ]) {
       expect(run.stdout).toContain(flag);
     }
   });
@@ -109,7 +138,12 @@ describe('colour on a terminal', () => {
   /** Runs the bundle under a pseudo-terminal (util-linux `script`), so stdout is a TTY. */
   const onTerminal = (env: NodeJS.ProcessEnv, extra: string[] = []) =>
     runBundle([], {
-      command: ['script', '-qec', [process.execPath, BUNDLE, 'doctor', '--kubeconfig', unreachable, '--config-only', '--timeout', '3s', ...extra].join(' '), '/dev/null'],
+      command: [
+        'script',
+        '-qec',
+        [process.execPath, BUNDLE, 'doctor', '--kubeconfig', unreachable, '--config-only', '--timeout', '3s', ...extra].join(' '),
+        '/dev/null',
+      ],
       env: { PATH: process.env['PATH'] ?? '', TERM: 'xterm', ...env },
     });
 

@@ -17,14 +17,17 @@ export function bundleIsStale(): boolean {
   const sources = readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name));
-  return [...sources, join(ROOT, 'package.json'), join(ROOT, 'package-lock.json'), join(ROOT, 'scripts/build.mjs')].some((file) => statSync(file).mtimeMs > built);
+  return [...sources, join(ROOT, 'package.json'), join(ROOT, 'package-lock.json'), join(ROOT, 'scripts/build.mjs')].some(
+    (file) => statSync(file).mtimeMs > built,
+  );
 }
 
 /** Builds the bundle (`npm run build`) unless it is up to date; throws with esbuild's output when the build fails. */
 export function ensureBundle(): void {
   if (!bundleIsStale()) return;
   const result = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`building the bundle failed: ${result.stderr || result.error?.message || `exit ${result.status}`}`);
+  if (result.status !== 0)
+    throw new Error(`building the bundle failed: ${result.stderr || result.error?.message || `exit ${result.status}`}`);
 }
 
 /** Fails with a clear message when the bundle has not been built. */

@@ -1,7 +1,16 @@
 // Small builders of the objects integration tests put into the test control plane, and a reader of
 // the doctor's JSON report.
 import { randomBytes } from 'node:crypto';
-import { ApiException, CoreV1Api, CustomObjectsApi, EventsV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1PodSpec } from '@kubernetes/client-node';
+import {
+  ApiException,
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type V1PodSpec,
+} from '@kubernetes/client-node';
 import { CACHE_BACKENDS, CACHE_POLICIES, CACHE_TENANTS, FIELD_MANAGER, applyObjects, writeStatus } from './fixtures.ts';
 
 /** A unique, valid namespace name with a readable prefix. */
@@ -38,7 +47,13 @@ export async function createBackend(
 }
 
 /** Creates a CacheTenant, optionally with a status. */
-export async function createTenant(kc: KubeConfig, namespace: string, name: string, spec: Record<string, unknown>, status?: Record<string, unknown>): Promise<void> {
+export async function createTenant(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  spec: Record<string, unknown>,
+  status?: Record<string, unknown>,
+): Promise<void> {
   await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
     ...CACHE_TENANTS,
     namespace,
@@ -101,7 +116,13 @@ function microTime(d: Date): string {
 }
 
 /** Records an Event about a Pod through the events.k8s.io/v1 API (as the controller's recorder does). */
-export async function eventsV1Event(kc: KubeConfig, namespace: string, pod: { name: string; uid: string }, reason: string, note: string): Promise<void> {
+export async function eventsV1Event(
+  kc: KubeConfig,
+  namespace: string,
+  pod: { name: string; uid: string },
+  reason: string,
+  note: string,
+): Promise<void> {
   await kc.makeApiClient(EventsV1Api).createNamespacedEvent({
     namespace,
     body: {
@@ -139,7 +160,12 @@ export interface NodeShape {
 /** Creates a Node and writes its capacity, allocatable and Ready condition through the status subresource. */
 export async function createNode(kc: KubeConfig, name: string, shape: NodeShape): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
-  await core.createNode({ body: { metadata: { name, labels: { 'inferencecache-doctor-tests/node': 'true' } }, spec: { unschedulable: shape.unschedulable ?? false } } });
+  await core.createNode({
+    body: {
+      metadata: { name, labels: { 'inferencecache-doctor-tests/node': 'true' } },
+      spec: { unschedulable: shape.unschedulable ?? false },
+    },
+  });
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const ready = shape.ready ?? true;
   await core.patchNodeStatus(
@@ -179,7 +205,13 @@ export async function deleteNodes(kc: KubeConfig, names: readonly string[]): Pro
 }
 
 /** Creates a Pod with a full spec (it stays Pending: there is no kubelet) and returns its uid. */
-export async function createPodWithSpec(kc: KubeConfig, namespace: string, name: string, labels: Record<string, string>, spec: V1PodSpec): Promise<string> {
+export async function createPodWithSpec(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  labels: Record<string, string>,
+  spec: V1PodSpec,
+): Promise<string> {
   const pod = await kc.makeApiClient(CoreV1Api).createNamespacedPod({ namespace, body: { metadata: { name, labels }, spec } });
   return pod.metadata?.uid ?? '';
 }
@@ -195,17 +227,30 @@ export async function bindPod(kc: KubeConfig, namespace: string, name: string, n
 
 /** Merge-patches a Pod's status through the status subresource (what the scheduler and kubelet write). */
 export async function writePodStatus(kc: KubeConfig, namespace: string, name: string, status: Record<string, unknown>): Promise<void> {
-  await kc.makeApiClient(CoreV1Api).patchNamespacedPodStatus({ namespace, name, body: { status } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+  await kc
+    .makeApiClient(CoreV1Api)
+    .patchNamespacedPodStatus({ namespace, name, body: { status } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
 }
 
 /** Creates a Secret of `type` whose `data` holds the given plain strings (encoded here). */
-export async function createSecret(kc: KubeConfig, namespace: string, name: string, type: string, data: Record<string, string>): Promise<void> {
+export async function createSecret(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  type: string,
+  data: Record<string, string>,
+): Promise<void> {
   const encoded = Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
   await kc.makeApiClient(CoreV1Api).createNamespacedSecret({ namespace, body: { metadata: { name }, type, data: encoded } });
 }
 
 /** Creates a ServiceAccount naming the given pull secrets. */
-export async function createServiceAccount(kc: KubeConfig, namespace: string, name: string, imagePullSecrets: readonly string[]): Promise<void> {
+export async function createServiceAccount(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  imagePullSecrets: readonly string[],
+): Promise<void> {
   await kc.makeApiClient(CoreV1Api).createNamespacedServiceAccount({
     namespace,
     body: { metadata: { name }, imagePullSecrets: imagePullSecrets.map((n) => ({ name: n })) },

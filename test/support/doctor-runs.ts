@@ -29,14 +29,22 @@ export function doctorRuns(kc: KubeConfig) {
 
     /** A ServiceAccount in `namespace` with the doctor's ClusterRole, less the resources in `deny`. */
     async identity(namespace: string, name: string, deny?: readonly ResourceName[]): Promise<Identity> {
-      const id = await doctorIdentity(kc, { namespace, name, server: inject('server'), caFile: inject('caFile'), ...(deny === undefined ? {} : { deny }) });
+      const id = await doctorIdentity(kc, {
+        namespace,
+        name,
+        server: inject('server'),
+        caFile: inject('caFile'),
+        ...(deny === undefined ? {} : { deny }),
+      });
       users.add(id.username);
       return id;
     },
 
     /** `inferencecache doctor` as `id`, in `output` (default JSON); it must never crash with a stack trace. */
     async raw(id: Identity, args: readonly string[], env: NodeJS.ProcessEnv = {}, output = 'json'): Promise<BundleRun> {
-      const result = await runBundle(['doctor', '--kubeconfig', id.kubeconfig, '-o', output, ...args], { env: { PATH: process.env['PATH'] ?? '', ...env } });
+      const result = await runBundle(['doctor', '--kubeconfig', id.kubeconfig, '-o', output, ...args], {
+        env: { PATH: process.env['PATH'] ?? '', ...env },
+      });
       expect(result.stderr).not.toMatch(/unexpected failure|\bat .*\.mjs:\d+/);
       return result;
     },
@@ -49,7 +57,11 @@ export function doctorRuns(kc: KubeConfig) {
 
     /** The completed requests `username` made, from the audit log. */
     auditOf(username: string): AuditedRequest[] {
-      return completedRequestsBy(inject('auditLogPath'), new Set([username])).map((e) => ({ verb: e.verb, resource: e.objectRef?.resource ?? '', uri: e.requestURI }));
+      return completedRequestsBy(inject('auditLogPath'), new Set([username])).map((e) => ({
+        verb: e.verb,
+        resource: e.objectRef?.resource ?? '',
+        uri: e.requestURI,
+      }));
     },
   };
 }

@@ -23,5 +23,7 @@ export function codesOf(status: Status): Code[] {
 /** Makes findings of one check, as its emitter would: `cb('CB002', 'cachebackend/ns1/bad', '…')`. */
 export function findingsOf(check: CheckName): (code: Code, resource: string | undefined, message: string) => Finding {
   return (code, resource, message) =>
-    resource === undefined || resource === '' ? { code, status: statusOf(code), check, message } : { code, status: statusOf(code), check, resource, message };
+    resource === undefined || resource === ''
+      ? { code, status: statusOf(code), check, message }
+      : { code, status: statusOf(code), check, resource, message };
 }

@@ -24,10 +24,7 @@ import { inPodCommand, type PodMounts } from './pod-fs.ts';
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FIXTURES_DIR = path.join(PROJECT_ROOT, 'test/fixtures');
 /** Upstream reference data (read-only, optional outside CI); INFERENCECACHE_DOCTOR_UPSTREAM_DIR overrides. */
-export const UPSTREAM_DIR = path.resolve(
-  PROJECT_ROOT,
-  process.env['INFERENCECACHE_DOCTOR_UPSTREAM_DIR'] || '../shared/upstream',
-);
+export const UPSTREAM_DIR = path.resolve(PROJECT_ROOT, process.env['INFERENCECACHE_DOCTOR_UPSTREAM_DIR'] || '../shared/upstream');
 export const FIELD_MANAGER = 'inferencecache-doctor-tests';
 export const INSTALL_NAMESPACE = 'inference-cache-system';
 
@@ -130,11 +127,7 @@ export interface ApplyOptions {
  * Creates or updates each object in order with server-side apply (fieldManager inferencecache-doctor-tests,
  * force). Returns the server's answers.
  */
-export async function applyObjects(
-  kc: KubeConfig,
-  objects: readonly KubeObject[],
-  opts: ApplyOptions = {},
-): Promise<KubernetesObject[]> {
+export async function applyObjects(kc: KubeConfig, objects: readonly KubeObject[], opts: ApplyOptions = {}): Promise<KubernetesObject[]> {
   const client = KubernetesObjectApi.makeApiClient(kc);
   const applied: KubernetesObject[] = [];
   for (const original of objects) {
@@ -351,7 +344,13 @@ export interface SandboxRun {
 export async function runSandboxed(
   sandbox: BundleSandbox,
   args: readonly string[],
-  opts: { nodeArgs?: readonly string[]; program?: string; env?: Readonly<Record<string, string>>; timeoutMs?: number; pod?: PodMounts } = {},
+  opts: {
+    nodeArgs?: readonly string[];
+    program?: string;
+    env?: Readonly<Record<string, string>>;
+    timeoutMs?: number;
+    pod?: PodMounts;
+  } = {},
 ): Promise<SandboxRun> {
   const root = process.getuid?.() === 0;
   const program = opts.program === undefined ? [sandbox.bundle] : opts.program === '' ? [] : [opts.program];

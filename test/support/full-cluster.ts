@@ -17,7 +17,11 @@ export const DISCOVERED_GRPC_PORT = 9090;
 /** Any image whose repository ends like this runs the doctor bundle. */
 export const DOCTOR_IMAGE_PATTERN = '*inferencecache-doctor';
 /** The sample install's engine pods: a process that runs until it is stopped. */
-const ENGINE_IMAGE = { entrypoint: [process.execPath, join(PROJECT_ROOT, 'test/support/kubelet/test-image.ts')], cmd: ['sleep'], user: 65532 };
+const ENGINE_IMAGE = {
+  entrypoint: [process.execPath, join(PROJECT_ROOT, 'test/support/kubelet/test-image.ts')],
+  cmd: ['sleep'],
+  user: 65532,
+};
 
 /** The node the stand-in registers. */
 export const NODE_NAME = 'standin-node';

@@ -145,7 +145,13 @@ export function helmTemplateError(helm: HelmBinary, opts: ChartOptions): string 
 
 /** `helm lint [--strict]` of chart/ (with its subcharts, if any) with these values. */
 export function helmLint(helm: HelmBinary, opts: ChartOptions & { strict?: boolean } = {}): HelmRun {
-  return runHelm(helm, ['lint', opts.chartDir ?? CHART_DIR, '--with-subcharts', ...(opts.strict === true ? ['--strict'] : []), ...chartArgs(opts)]);
+  return runHelm(helm, [
+    'lint',
+    opts.chartDir ?? CHART_DIR,
+    '--with-subcharts',
+    ...(opts.strict === true ? ['--strict'] : []),
+    ...chartArgs(opts),
+  ]);
 }
 
 /**
@@ -157,7 +163,10 @@ export function parentChart(values: Values): string {
   cpSync(CHART_DIR, join(dir, 'charts', 'inferencecache-doctor'), { recursive: true });
   mkdirSync(join(dir, 'templates'));
   const { name, version } = parse(readFileSync(join(CHART_DIR, 'Chart.yaml'), 'utf8')) as { name: string; version: string };
-  writeFileSync(join(dir, 'Chart.yaml'), JSON.stringify({ apiVersion: 'v2', name: 'parent', version: '0.1.0', dependencies: [{ name, version }] }));
+  writeFileSync(
+    join(dir, 'Chart.yaml'),
+    JSON.stringify({ apiVersion: 'v2', name: 'parent', version: '0.1.0', dependencies: [{ name, version }] }),
+  );
   writeFileSync(join(dir, 'values.yaml'), JSON.stringify(values));
   return dir;
 }

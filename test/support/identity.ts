@@ -60,7 +60,13 @@ export function kubeconfigWithToken(server: string, caFile: string, token: strin
 }
 
 /** Mints a token for a ServiceAccount with TokenRequest. */
-export async function requestToken(kc: KubeConfig, namespace: string, name: string, audiences?: string[], expirationSeconds = 3600): Promise<string> {
+export async function requestToken(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  audiences?: string[],
+  expirationSeconds = 3600,
+): Promise<string> {
   const res = await kc.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
     namespace,
     name,
@@ -105,7 +111,7 @@ async function waitForAccess(kc: KubeConfig, token: string, deny: readonly Resou
   if (read === undefined) return;
   const review = await kc.makeApiClient(AuthenticationV1Api).createTokenReview({ body: { spec: { token } } });
   const authz = kc.makeApiClient(AuthorizationV1Api);
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
     const sar = await authz.createSubjectAccessReview({
       body: {
         spec: {

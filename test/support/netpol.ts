@@ -145,15 +145,24 @@ export function evaluateIngress(
   const protocol = opts.protocol ?? 'TCP';
   const namespaceLabels = opts.namespaceLabels ?? (() => ({}));
   const selecting = policies.filter(
-    (p) => (p.metadata.namespace ?? 'default') === target.namespace && appliesToIngress(p) && selectorMatches(p.spec.podSelector, target.labels),
+    (p) =>
+      (p.metadata.namespace ?? 'default') === target.namespace && appliesToIngress(p) && selectorMatches(p.spec.podSelector, target.labels),
   );
   if (selecting.length === 0) return { allowed: true, isolated: false, selecting: [], admittedBy: [] };
   const admittedBy = selecting.filter((policy) =>
     (policy.spec.ingress ?? []).some((rule) => {
-      const fromOk = rule.from === undefined || rule.from.length === 0 || rule.from.some((peer) => peerMatches(peer, target.namespace, source, namespaceLabels));
+      const fromOk =
+        rule.from === undefined ||
+        rule.from.length === 0 ||
+        rule.from.some((peer) => peerMatches(peer, target.namespace, source, namespaceLabels));
       const portOk = rule.ports === undefined || rule.ports.length === 0 || rule.ports.some((p) => portMatches(p, target, port, protocol));
       return fromOk && portOk;
     }),
   );
-  return { allowed: admittedBy.length > 0, isolated: true, selecting: selecting.map((p) => p.metadata.name), admittedBy: admittedBy.map((p) => p.metadata.name) };
+  return {
+    allowed: admittedBy.length > 0,
+    isolated: true,
+    selecting: selecting.map((p) => p.metadata.name),
+    admittedBy: admittedBy.map((p) => p.metadata.name),
+  };
 }

@@ -38,7 +38,12 @@ export function podFsUnavailable(): string {
  * holds the overlays' upper and work directories (whatever the process writes outside its mounts
  * lands there).
  */
-export function inPodCommand(mounts: PodMounts, workDir: string, command: readonly string[], user?: { readonly uid: number; readonly gid: number }): string[] {
+export function inPodCommand(
+  mounts: PodMounts,
+  workDir: string,
+  command: readonly string[],
+  user?: { readonly uid: number; readonly gid: number },
+): string[] {
   const why = podFsUnavailable();
   if (why !== '') throw new Error(`cannot give the process its in-pod files: ${why}`);
   const targets = Object.entries(mounts)

@@ -68,7 +68,13 @@ async function startServerOnFreeLoopback(opts: SampleInstallOptions, kubeconfig:
   const { host, grpcPort = 0, log } = opts;
   for (let attempt = 0; ; attempt++) {
     try {
-      return await startReferenceServer({ host: host ?? randomLoopback(), grpcPort, httpPort: SNAPSHOT_PORT, kubeconfig, ...(log === undefined ? {} : { log }) });
+      return await startReferenceServer({
+        host: host ?? randomLoopback(),
+        grpcPort,
+        httpPort: SNAPSHOT_PORT,
+        kubeconfig,
+        ...(log === undefined ? {} : { log }),
+      });
     } catch (err) {
       if (host !== undefined || attempt >= 5 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     }
@@ -82,7 +88,11 @@ async function createHealthyWorkload(kc: KubeConfig, namespace: string, remoteEn
     kc,
     namespace,
     'chat',
-    { type: 'LMCache', engineSelector: { matchLabels: { app: 'chat-engine' } }, remoteStorage: { provider: 'Redis', ownership: 'Managed' } },
+    {
+      type: 'LMCache',
+      engineSelector: { matchLabels: { app: 'chat-engine' } },
+      remoteStorage: { provider: 'Redis', ownership: 'Managed' },
+    },
     {
       conditions: [condition('Ready', 'True', 'Serving', 'index live')],
       matchedEnginePods: 1,
@@ -91,16 +101,28 @@ async function createHealthyWorkload(kc: KubeConfig, namespace: string, remoteEn
       remoteStorage: { endpoint: remoteEndpoint },
     },
   );
-  await createPod(kc, namespace, 'chat-engine-0', { app: 'chat-engine' }, {
-    'inferencecache.io/injected-by': `${namespace}/chat`,
-    'inferencecache.io/injected-by-uid': uid,
-  });
+  await createPod(
+    kc,
+    namespace,
+    'chat-engine-0',
+    { app: 'chat-engine' },
+    {
+      'inferencecache.io/injected-by': `${namespace}/chat`,
+      'inferencecache.io/injected-by-uid': uid,
+    },
+  );
   // A healthy install's engine pod has been scheduled (NodeFit judges only pods still waiting for a node).
   await bindPod(kc, namespace, 'chat-engine-0', nodeName);
-  await createTenant(kc, namespace, 'team-chat', { tenantID: 'team-chat', quota: { maxIndexEntries: 100_000 } }, {
-    indexEntries: 1_200,
-    conditions: [condition('QuotaExceeded', 'False', 'WithinQuota')],
-  });
+  await createTenant(
+    kc,
+    namespace,
+    'team-chat',
+    { tenantID: 'team-chat', quota: { maxIndexEntries: 100_000 } },
+    {
+      indexEntries: 1_200,
+      conditions: [condition('QuotaExceeded', 'False', 'WithinQuota')],
+    },
+  );
   await createPolicy(kc, namespace, 'default');
 }
 
@@ -121,7 +143,9 @@ export async function startSampleInstall(kc: KubeConfig, opts: SampleInstallOpti
   try {
     await createHealthyWorkload(kc, workloadNamespace, remoteEndpoint, opts.nodeName ?? 'sample-node');
     const tokenFile = join(opts.dir, 'controller-token');
-    writeFileSync(tokenFile, await requestToken(kc, INSTALL_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT, [DEFAULT_CONTROLLER_AUDIENCE], 3600), { mode: 0o600 });
+    writeFileSync(tokenFile, await requestToken(kc, INSTALL_NAMESPACE, CONTROLLER_SERVICE_ACCOUNT, [DEFAULT_CONTROLLER_AUDIENCE], 3600), {
+      mode: 0o600,
+    });
     return {
       server,
       serverEndpoint: server.grpcTarget,

@@ -32,7 +32,11 @@ function layerOf(file: string): string {
 /** Every import specifier of a TypeScript source: static, re-export, type-only and dynamic. */
 function importsOf(source: string): string[] {
   const found = new Set<string>();
-  const patterns = [/(?:^|\n)\s*(?:import|export)\s[^'";]*?\sfrom\s*['"]([^'"]+)['"]/g, /(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g];
+  const patterns = [
+    /(?:^|\n)\s*(?:import|export)\s[^'";]*?\sfrom\s*['"]([^'"]+)['"]/g,
+    /(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
   for (const pattern of patterns) for (const m of source.matchAll(pattern)) if (m[1] !== undefined) found.add(m[1]);
   return [...found];
 }
@@ -85,10 +89,10 @@ describe('the layers of src/', () => {
       [at('checks/ok.ts'), "import { goQuote } from '../go/quote.ts';\nimport type { Pod } from '../cluster/state.ts';"],
     ]);
     expect(violations(planted)).toEqual([
-      "checks/z.ts → ../cli/parse.ts (checks may not import cli)",
-      "checks/z.ts → ../doctor.ts (checks may not import doctor.ts)",
-      "go/x.ts → ../report/render/index.ts (go may not import report)",
-      "probes/y.ts → ../cluster/state.ts (probes may not import cluster)",
+      'checks/z.ts → ../cli/parse.ts (checks may not import cli)',
+      'checks/z.ts → ../doctor.ts (checks may not import doctor.ts)',
+      'go/x.ts → ../report/render/index.ts (go may not import report)',
+      'probes/y.ts → ../cluster/state.ts (probes may not import cluster)',
     ]);
   });
 });

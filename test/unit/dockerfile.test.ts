@@ -83,7 +83,8 @@ function dockerfileProblems(text: string): string[] {
   const build = stages[0];
   if (runtime === undefined || build === undefined || stages.length < 2) return ['not multi-stage'];
 
-  if (!/^(docker\.io\/library\/)?node:24(\b|[-.@])/.test(build.image)) problems.push(`build stage is not on a Node 24 image: ${build.image}`);
+  if (!/^(docker\.io\/library\/)?node:24(\b|[-.@])/.test(build.image))
+    problems.push(`build stage is not on a Node 24 image: ${build.image}`);
   const runs = build.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
   if (!runs.some((r) => /\bnpm ci\b/.test(r))) problems.push('build stage does not run npm ci');
   if (!runs.some((r) => /\bnpm run build\b/.test(r))) problems.push('build stage does not run npm run build');
@@ -102,8 +103,10 @@ function dockerfileProblems(text: string): string[] {
     const { flags, words } = splitFlags(copy.args);
     const [source, dest] = words;
     if (copy.keyword !== 'COPY') problems.push('the bundle is added with ADD, not COPY');
-    if (flags.get('from') !== build.name || build.name === '') problems.push(`the bundle is not copied from the build stage (--from=${flags.get('from') ?? ''})`);
-    if (words.length !== 2 || source !== join(buildDir, BUNDLE_PATH)) problems.push(`copies ${words.slice(0, -1).join(' ')}, want ${join(buildDir, BUNDLE_PATH)}`);
+    if (flags.get('from') !== build.name || build.name === '')
+      problems.push(`the bundle is not copied from the build stage (--from=${flags.get('from') ?? ''})`);
+    if (words.length !== 2 || source !== join(buildDir, BUNDLE_PATH))
+      problems.push(`copies ${words.slice(0, -1).join(' ')}, want ${join(buildDir, BUNDLE_PATH)}`);
     const entrypoint = execForm(runtime.instructions.filter((i) => i.keyword === 'ENTRYPOINT').at(-1)?.args ?? '');
     if (entrypoint === undefined) problems.push('ENTRYPOINT is missing or not in exec form');
     else if (entrypoint[0] !== '/nodejs/bin/node' || entrypoint[1] !== dest || entrypoint.length !== 2) {
@@ -130,23 +133,63 @@ describe('Dockerfile', () => {
   });
 
   const mutations: { name: string; edit: (text: string) => string; problem: RegExp }[] = [
-    { name: 'a tag instead of a digest', edit: (t) => t.replace(/:nonroot@sha256:[0-9a-f]{64}/, ':nonroot'), problem: /not distroless Node 24 nonroot pinned by digest/ },
+    {
+      name: 'a tag instead of a digest',
+      edit: (t) => t.replace(/:nonroot@sha256:[0-9a-f]{64}/, ':nonroot'),
+      problem: /not distroless Node 24 nonroot pinned by digest/,
+    },
     { name: 'a short digest', edit: (t) => t.replace(/(@sha256:[0-9a-f]{12})[0-9a-f]{52}/, '$1'), problem: /pinned by digest/ },
-    { name: 'the debian12 base', edit: (t) => t.replace(/^(FROM \S*)nodejs24-debian13/m, '$1nodejs24-debian12'), problem: /not distroless Node 24/ },
+    {
+      name: 'the debian12 base',
+      edit: (t) => t.replace(/^(FROM \S*)nodejs24-debian13/m, '$1nodejs24-debian12'),
+      problem: /not distroless Node 24/,
+    },
     { name: 'the root variant', edit: (t) => t.replace('debian13:nonroot@', 'debian13:latest@'), problem: /nonroot pinned/ },
     { name: 'a Node 22 build stage', edit: (t) => t.replace('node:24-', 'node:22-'), problem: /not on a Node 24 image/ },
     { name: 'no npm run build', edit: (t) => t.replace(/npm run build/g, 'npm run typecheck'), problem: /does not run npm run build/ },
-    { name: 'the commit not passed to the build', edit: (t) => t.replace(/INFERENCECACHE_COMMIT="\$\{COMMIT\}" /, ''), problem: /does not pass the COMMIT build arg/ },
-    { name: 'another file copied', edit: (t) => t.replace(/^USER /m, 'COPY --from=build /build/package.json /package.json\nUSER '), problem: /copies 2 things/ },
-    { name: 'node_modules copied too', edit: (t) => t.replace('/build/dist/inferencecache.mjs /inferencecache.mjs', '/build/dist/inferencecache.mjs /build/node_modules /'), problem: /want \/build\/dist\/inferencecache\.mjs/ },
-    { name: 'a different bundle path', edit: (t) => t.replace('/build/dist/inferencecache.mjs', '/build/out/cli.mjs'), problem: /copies \/build\/out\/cli\.mjs/ },
+    {
+      name: 'the commit not passed to the build',
+      edit: (t) => t.replace(/INFERENCECACHE_COMMIT="\$\{COMMIT\}" /, ''),
+      problem: /does not pass the COMMIT build arg/,
+    },
+    {
+      name: 'another file copied',
+      edit: (t) => t.replace(/^USER /m, 'COPY --from=build /build/package.json /package.json\nUSER '),
+      problem: /copies 2 things/,
+    },
+    {
+      name: 'node_modules copied too',
+      edit: (t) => t.replace('/build/dist/inferencecache.mjs /inferencecache.mjs', '/build/dist/inferencecache.mjs /build/node_modules /'),
+      problem: /want \/build\/dist\/inferencecache\.mjs/,
+    },
+    {
+      name: 'a different bundle path',
+      edit: (t) => t.replace('/build/dist/inferencecache.mjs', '/build/out/cli.mjs'),
+      problem: /copies \/build\/out\/cli\.mjs/,
+    },
     { name: 'copied from the build context', edit: (t) => t.replace('--from=build ', ''), problem: /not copied from the build stage/ },
     { name: 'root user', edit: (t) => t.replace('USER 65532:65532', 'USER root'), problem: /runtime user is "root"/ },
     { name: 'no USER', edit: (t) => t.replace(/^USER .*$/m, ''), problem: /runtime user is ""/ },
-    { name: 'a named user (runAsNonRoot cannot verify it)', edit: (t) => t.replace('USER 65532:65532', 'USER nonroot'), problem: /runtime user is "nonroot"/ },
-    { name: 'shell-form entrypoint', edit: (t) => t.replace(/^ENTRYPOINT .*$/m, 'ENTRYPOINT /nodejs/bin/node /inferencecache.mjs'), problem: /not in exec form/ },
-    { name: 'an entrypoint that misses the bundle', edit: (t) => t.replace('"/nodejs/bin/node", "/inferencecache.mjs"', '"/nodejs/bin/node", "/app.mjs"'), problem: /does not run the copied bundle/ },
-    { name: 'a RUN in the runtime stage', edit: (t) => t.replace(/^USER /m, 'RUN chmod 0555 /inferencecache.mjs\nUSER '), problem: /has RUN/ },
+    {
+      name: 'a named user (runAsNonRoot cannot verify it)',
+      edit: (t) => t.replace('USER 65532:65532', 'USER nonroot'),
+      problem: /runtime user is "nonroot"/,
+    },
+    {
+      name: 'shell-form entrypoint',
+      edit: (t) => t.replace(/^ENTRYPOINT .*$/m, 'ENTRYPOINT /nodejs/bin/node /inferencecache.mjs'),
+      problem: /not in exec form/,
+    },
+    {
+      name: 'an entrypoint that misses the bundle',
+      edit: (t) => t.replace('"/nodejs/bin/node", "/inferencecache.mjs"', '"/nodejs/bin/node", "/app.mjs"'),
+      problem: /does not run the copied bundle/,
+    },
+    {
+      name: 'a RUN in the runtime stage',
+      edit: (t) => t.replace(/^USER /m, 'RUN chmod 0555 /inferencecache.mjs\nUSER '),
+      problem: /has RUN/,
+    },
     { name: 'a single stage', edit: (t) => t.slice(t.indexOf('FROM gcr.io')), problem: /not multi-stage/ },
   ];
   it.each(mutations)('would catch $name', ({ edit, problem }) => {
@@ -170,9 +213,7 @@ describe('.dockerignore', () => {
 
   it('lets in every file the build stage copies, and nothing it does not', () => {
     const [build] = parseDockerfile(dockerfile);
-    const copied = (build?.instructions ?? [])
-      .filter((i) => i.keyword === 'COPY')
-      .flatMap((i) => splitFlags(i.args).words.slice(0, -1));
+    const copied = (build?.instructions ?? []).filter((i) => i.keyword === 'COPY').flatMap((i) => splitFlags(i.args).words.slice(0, -1));
     const allowed = new Set(patterns.slice(1).map((p) => p.slice(1)));
     expect(new Set(copied)).toEqual(allowed);
   });

@@ -27,12 +27,8 @@ export function renderTable(report: Report): string {
       goFields(f.message).join(' '),
     ]),
   ];
-  const widths = HEADER.slice(0, -1).map((_, col) =>
-    Math.max(...rows.map((row) => codePoints(row[col] ?? ''))) + PADDING,
-  );
-  return rows
-    .map((row) => row.map((cell, col) => (col < widths.length ? pad(cell, widths[col] ?? 0) : cell)).join('') + '\n')
-    .join('');
+  const widths = HEADER.slice(0, -1).map((_, col) => Math.max(...rows.map((row) => codePoints(row[col] ?? ''))) + PADDING);
+  return rows.map((row) => row.map((cell, col) => (col < widths.length ? pad(cell, widths[col] ?? 0) : cell)).join('') + '\n').join('');
 }
 
 /** Length in Unicode code points (a lone surrogate counts as one, as its U+FFFD would in Go). */

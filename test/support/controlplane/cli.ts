@@ -15,8 +15,7 @@ import { REPO_ROOT, controlPlaneState, isAlive, startControlPlane, stopControlPl
 type State = ControlPlaneState & { fullPid?: number; serverAddress?: string; controllerTokenFile?: string };
 
 const stateFile =
-  process.env['CONTROLPLANE_STATE_FILE'] ||
-  path.join(process.env['XDG_RUNTIME_DIR'] || os.tmpdir(), 'inferencecache-doctor-cluster.json');
+  process.env['CONTROLPLANE_STATE_FILE'] || path.join(process.env['XDG_RUNTIME_DIR'] || os.tmpdir(), 'inferencecache-doctor-cluster.json');
 
 function readState(): State | undefined {
   try {
@@ -66,13 +65,18 @@ async function up(args: string[]): Promise<void> {
   }
   if (existing) await down();
   if (args.includes('--full')) {
-    if (!fs.existsSync(path.join(REPO_ROOT, 'dist/inferencecache.mjs'))) throw new Error('the stand-in runs the doctor bundle: run npm run build first');
+    if (!fs.existsSync(path.join(REPO_ROOT, 'dist/inferencecache.mjs')))
+      throw new Error('the stand-in runs the doctor bundle: run npm run build first');
     const state = await upFull();
     fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
     console.error(`[controlplane] up: ${state.server} (kubernetes ${state.kubernetesVersion}) with kube-controller-manager`);
-    console.error(`[controlplane] sample install in inference-cache-system; reference server at ${state.serverAddress} (gRPC 9090, HTTP 8081)`);
+    console.error(
+      `[controlplane] sample install in inference-cache-system; reference server at ${state.serverAddress} (gRPC 9090, HTTP 8081)`,
+    );
     console.error('[controlplane] kubelet stand-in runs the pods of inference-cache-system; try:');
-    console.error('[controlplane]   helm install doctor chart -n inference-cache-system && helm test doctor -n inference-cache-system --logs');
+    console.error(
+      '[controlplane]   helm install doctor chart -n inference-cache-system && helm test doctor -n inference-cache-system --logs',
+    );
     console.error(`[controlplane] Helm binaries: bash hack/bin-dir.sh --env; audit log: ${state.auditLogPath}`);
     console.log(`export KUBECONFIG=${state.kubeconfigPath}`);
     return;
@@ -97,7 +101,7 @@ async function down(): Promise<void> {
   }
   if (state.fullPid !== undefined && isAlive(state.fullPid)) {
     process.kill(state.fullPid, 'SIGTERM');
-    for (const deadline = Date.now() + 30_000; isAlive(state.fullPid) && Date.now() < deadline; ) await sleep(100);
+    for (const deadline = Date.now() + 30_000; isAlive(state.fullPid) && Date.now() < deadline;) await sleep(100);
   }
   await stopControlPlane(state);
   fs.rmSync(stateFile, { force: true });

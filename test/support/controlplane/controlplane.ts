@@ -159,19 +159,65 @@ interface Pki {
 function generatePki(dir: string): Pki {
   const pki = path.join(dir, 'pki');
   fs.mkdirSync(pki, { recursive: true });
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt',
-    '-days', '30', '-subj', '/CN=inferencecache-doctor-test-ca',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], pki);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '30',
+      '-subj',
+      '/CN=inferencecache-doctor-test-ca',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    pki,
+  );
   const san = [
-    'IP:127.0.0.1', 'IP:10.96.0.1', 'DNS:localhost', 'DNS:kubernetes', 'DNS:kubernetes.default',
-    'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local',
+    'IP:127.0.0.1',
+    'IP:10.96.0.1',
+    'DNS:localhost',
+    'DNS:kubernetes',
+    'DNS:kubernetes.default',
+    'DNS:kubernetes.default.svc',
+    'DNS:kubernetes.default.svc.cluster.local',
   ].join(',');
-  fs.writeFileSync(path.join(pki, 'serving.ext'),
-    `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${san}\n`);
-  openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'apiserver.key', '-out', 'apiserver.csr',
-    '-subj', '/CN=kube-apiserver'], pki);
-  openssl(['x509', '-req', '-in', 'apiserver.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
-    '-out', 'apiserver.crt', '-days', '30', '-extfile', 'serving.ext'], pki);
+  fs.writeFileSync(
+    path.join(pki, 'serving.ext'),
+    `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${san}\n`,
+  );
+  openssl(
+    ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'apiserver.key', '-out', 'apiserver.csr', '-subj', '/CN=kube-apiserver'],
+    pki,
+  );
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'apiserver.csr',
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'apiserver.crt',
+      '-days',
+      '30',
+      '-extfile',
+      'serving.ext',
+    ],
+    pki,
+  );
   openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'], pki);
   openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], pki);
   return {
@@ -234,7 +280,10 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Kills the processes of a (possibly foreign) control plane and removes its dir unless KEEP_CP=1. */
-export async function stopControlPlane(state: Pick<ControlPlaneState, 'dir' | 'pids'>, keep = process.env['KEEP_CP'] === '1'): Promise<void> {
+export async function stopControlPlane(
+  state: Pick<ControlPlaneState, 'dir' | 'pids'>,
+  keep = process.env['KEEP_CP'] === '1',
+): Promise<void> {
   // reverse start order, one at a time, so the apiserver can still reach etcd while it shuts down
   const pids = [state.pids.controllerManager, state.pids.apiserver, state.pids.etcd].filter(
     (p): p is number => typeof p === 'number' && p > 0,
@@ -257,7 +306,14 @@ interface HttpResult {
   body: string;
 }
 
-export function apiRequest(server: string, caFile: string, token: string, method: string, urlPath: string, body?: unknown): Promise<HttpResult> {
+export function apiRequest(
+  server: string,
+  caFile: string,
+  token: string,
+  method: string,
+  urlPath: string,
+  body?: unknown,
+): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const req = https.request(
@@ -293,13 +349,7 @@ function tail(file: string, lines = 30): string {
   }
 }
 
-async function waitFor(
-  what: string,
-  timeoutMs: number,
-  pid: number,
-  logFile: string,
-  probe: () => Promise<boolean>,
-): Promise<void> {
+async function waitFor(what: string, timeoutMs: number, pid: number, logFile: string, probe: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastErr = '';
   while (Date.now() < deadline) {
@@ -386,50 +436,60 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const etcdClient = `http://127.0.0.1:${etcdClientPort}`;
     const etcdPeer = `http://127.0.0.1:${etcdPeerPort}`;
     log(`starting etcd on ${etcdClient}`);
-    pids.etcd = spawnLogged(bins.etcd, [
-      '--name=default',
-      `--data-dir=${path.join(dir, 'etcd-data')}`,
-      `--listen-client-urls=${etcdClient}`,
-      `--advertise-client-urls=${etcdClient}`,
-      `--listen-peer-urls=${etcdPeer}`,
-      `--initial-advertise-peer-urls=${etcdPeer}`,
-      `--initial-cluster=default=${etcdPeer}`,
-      '--initial-cluster-state=new',
-      '--unsafe-no-fsync=true',
-      '--log-level=warn',
-    ], logs.etcd, detached);
+    pids.etcd = spawnLogged(
+      bins.etcd,
+      [
+        '--name=default',
+        `--data-dir=${path.join(dir, 'etcd-data')}`,
+        `--listen-client-urls=${etcdClient}`,
+        `--advertise-client-urls=${etcdClient}`,
+        `--listen-peer-urls=${etcdPeer}`,
+        `--initial-advertise-peer-urls=${etcdPeer}`,
+        `--initial-cluster=default=${etcdPeer}`,
+        '--initial-cluster-state=new',
+        '--unsafe-no-fsync=true',
+        '--log-level=warn',
+      ],
+      logs.etcd,
+      detached,
+    );
     await waitFor('etcd', readyTimeoutMs, pids.etcd, logs.etcd, () => httpGetOk(`${etcdClient}/health`));
 
     // --- kube-apiserver
     const server = `https://127.0.0.1:${apiPort}`;
     log(`starting kube-apiserver on ${server}`);
-    pids.apiserver = spawnLogged(bins.kubeApiserver, [
-      `--etcd-servers=${etcdClient}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
-      `--secure-port=${apiPort}`,
-      `--cert-dir=${path.join(dir, 'apiserver-certs')}`,
-      `--tls-cert-file=${pki.servingCert}`,
-      `--tls-private-key-file=${pki.servingKey}`,
-      `--client-ca-file=${pki.caFile}`,
-      `--token-auth-file=${tokenFile}`,
-      '--authorization-mode=Node,RBAC',
-      '--enable-admission-plugins=PodSecurity',
-      `--service-account-issuer=${SA_ISSUER}`,
-      `--service-account-key-file=${pki.saPub}`,
-      `--service-account-signing-key-file=${pki.saKey}`,
-      `--api-audiences=${SA_ISSUER}`,
-      `--audit-log-path=${auditLogPath}`,
-      `--audit-policy-file=${auditPolicy}`,
-      '--audit-log-mode=blocking',
-      '--service-cluster-ip-range=10.96.0.0/16',
-      '--allow-privileged=true',
-      '--enable-priority-and-fairness=false',
-      // the default lease reconciler tries to publish 127.0.0.1 in Endpoints/kubernetes, which validation rejects
-      '--endpoint-reconciler-type=none',
-      '--profiling=false',
-      ...(opts.extraApiServerArgs ?? []),
-    ], logs.apiserver, detached);
+    pids.apiserver = spawnLogged(
+      bins.kubeApiserver,
+      [
+        `--etcd-servers=${etcdClient}`,
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        `--secure-port=${apiPort}`,
+        `--cert-dir=${path.join(dir, 'apiserver-certs')}`,
+        `--tls-cert-file=${pki.servingCert}`,
+        `--tls-private-key-file=${pki.servingKey}`,
+        `--client-ca-file=${pki.caFile}`,
+        `--token-auth-file=${tokenFile}`,
+        '--authorization-mode=Node,RBAC',
+        '--enable-admission-plugins=PodSecurity',
+        `--service-account-issuer=${SA_ISSUER}`,
+        `--service-account-key-file=${pki.saPub}`,
+        `--service-account-signing-key-file=${pki.saKey}`,
+        `--api-audiences=${SA_ISSUER}`,
+        `--audit-log-path=${auditLogPath}`,
+        `--audit-policy-file=${auditPolicy}`,
+        '--audit-log-mode=blocking',
+        '--service-cluster-ip-range=10.96.0.0/16',
+        '--allow-privileged=true',
+        '--enable-priority-and-fairness=false',
+        // the default lease reconciler tries to publish 127.0.0.1 in Endpoints/kubernetes, which validation rejects
+        '--endpoint-reconciler-type=none',
+        '--profiling=false',
+        ...(opts.extraApiServerArgs ?? []),
+      ],
+      logs.apiserver,
+      detached,
+    );
     await waitFor('kube-apiserver', readyTimeoutMs, pids.apiserver, logs.apiserver, async () => {
       const r = await apiRequest(server, pki.caFile, adminToken, 'GET', '/readyz');
       return r.status === 200;
@@ -439,9 +499,12 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const ns = await apiRequest(server, pki.caFile, adminToken, 'GET', '/api/v1/namespaces/default');
     if (ns.status === 404) {
       const created = await apiRequest(server, pki.caFile, adminToken, 'POST', '/api/v1/namespaces', {
-        apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' },
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: { name: 'default' },
       });
-      if (created.status !== 201 && created.status !== 409) throw new Error(`creating namespace default: ${created.status} ${created.body}`);
+      if (created.status !== 201 && created.status !== 409)
+        throw new Error(`creating namespace default: ${created.status} ${created.body}`);
     }
 
     const kubeconfigPath = path.join(dir, 'kubeconfig');
@@ -453,21 +516,26 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       writeKubeconfig(kcmKubeconfig, server, pki.caFile, 'system:kube-controller-manager', kcmToken);
       logs.controllerManager = path.join(dir, 'kube-controller-manager.log');
       log(`starting kube-controller-manager (secure port ${kcmPort})`);
-      pids.controllerManager = spawnLogged(bins.kubeControllerManager, [
-        `--kubeconfig=${kcmKubeconfig}`,
-        `--authentication-kubeconfig=${kcmKubeconfig}`,
-        `--authorization-kubeconfig=${kcmKubeconfig}`,
-        '--bind-address=127.0.0.1',
-        `--secure-port=${kcmPort}`,
-        `--cert-dir=${path.join(dir, 'kcm-certs')}`,
-        '--controllers=*',
-        `--service-account-private-key-file=${pki.saKey}`,
-        `--root-ca-file=${pki.caFile}`,
-        '--use-service-account-credentials=false',
-        '--leader-elect=false',
-        '--service-cluster-ip-range=10.96.0.0/16',
-        '--profiling=false',
-      ], logs.controllerManager, detached);
+      pids.controllerManager = spawnLogged(
+        bins.kubeControllerManager,
+        [
+          `--kubeconfig=${kcmKubeconfig}`,
+          `--authentication-kubeconfig=${kcmKubeconfig}`,
+          `--authorization-kubeconfig=${kcmKubeconfig}`,
+          '--bind-address=127.0.0.1',
+          `--secure-port=${kcmPort}`,
+          `--cert-dir=${path.join(dir, 'kcm-certs')}`,
+          '--controllers=*',
+          `--service-account-private-key-file=${pki.saKey}`,
+          `--root-ca-file=${pki.caFile}`,
+          '--use-service-account-credentials=false',
+          '--leader-elect=false',
+          '--service-cluster-ip-range=10.96.0.0/16',
+          '--profiling=false',
+        ],
+        logs.controllerManager,
+        detached,
+      );
       const kcmLog = logs.controllerManager;
       await waitFor('kube-controller-manager', readyTimeoutMs, pids.controllerManager, kcmLog, () =>
         httpGetOk(`https://127.0.0.1:${kcmPort}/healthz`),

@@ -60,7 +60,9 @@ export async function configureContainer(ctx: ContainerConfigContext, req: Start
   const runAsNonRoot = container.securityContext?.runAsNonRoot ?? pod.spec.securityContext?.runAsNonRoot ?? false;
   const uid = container.securityContext?.runAsUser ?? pod.spec.securityContext?.runAsUser ?? image.user ?? 0;
   if (runAsNonRoot && uid === 0) {
-    throw new ContainerConfigError(`container has runAsNonRoot and image will run as root (pod: "${formatPod(pod)}", container: ${container.name})`);
+    throw new ContainerConfigError(
+      `container has runAsNonRoot and image will run as root (pod: "${formatPod(pod)}", container: ${container.name})`,
+    );
   }
   const env = await containerEnv({
     api: ctx.api,

@@ -107,7 +107,13 @@ export function startContainer(spec: ContainerSpec): RunningContainer {
         alive = false;
         const finishedAt = nowRfc3339();
         if (startError !== undefined) {
-          resolve({ exitCode: 128, reason: 'StartError', message: `failed to start container process: ${startError.message}`, startedAt, finishedAt });
+          resolve({
+            exitCode: 128,
+            reason: 'StartError',
+            message: `failed to start container process: ${startError.message}`,
+            startedAt,
+            finishedAt,
+          });
           return;
         }
         const signal = signalNumber(sig);

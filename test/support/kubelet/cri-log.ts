@@ -116,6 +116,10 @@ export function readLogTail(file: string, lines: number, maxBytes: number): stri
   } catch {
     return '';
   }
-  const rendered = Buffer.from(selectRecords(parseCriLines(text), { timestamps: false, tailLines: lines }).map((r) => renderRecord(r, false)).join(''));
+  const rendered = Buffer.from(
+    selectRecords(parseCriLines(text), { timestamps: false, tailLines: lines })
+      .map((r) => renderRecord(r, false))
+      .join(''),
+  );
   return rendered.subarray(Math.max(0, rendered.length - maxBytes)).toString('utf8');
 }

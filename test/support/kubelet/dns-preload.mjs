@@ -72,7 +72,12 @@ function install(cfg) {
   /** @type {any} */
   const lookup = function lookup(/** @type {any} */ hostname, /** @type {any} */ options, /** @type {any} */ callback) {
     const found = searchName(hostname);
-    if (found === null) return Reflect.apply(originalLookup, dns, [hostname, options, callback].filter((a) => a !== undefined));
+    if (found === null)
+      return Reflect.apply(
+        originalLookup,
+        dns,
+        [hostname, options, callback].filter((a) => a !== undefined),
+      );
     const cb = typeof options === 'function' ? options : callback;
     const opts = typeof options === 'function' ? undefined : options;
     process.nextTick(() => {
@@ -103,11 +108,16 @@ function install(cfg) {
     const syscall = `query${rrtype}`;
     if (found === 'nx') throw dnsError('ENOTFOUND', syscall, hostname);
     const family = net.isIP(found);
-    if ((rrtype === 'A' && family !== 4) || (rrtype === 'Aaaa' && family !== 6) || rrtype === 'Txt') throw dnsError('ENODATA', syscall, hostname);
+    if ((rrtype === 'A' && family !== 4) || (rrtype === 'Aaaa' && family !== 6) || rrtype === 'Txt')
+      throw dnsError('ENODATA', syscall, hostname);
     return options?.ttl === true ? [{ address: found, ttl: 30 }] : [found];
   };
 
-  const methods = /** @type {const} */ ([['resolve4', 'A'], ['resolve6', 'Aaaa'], ['resolveTxt', 'Txt']]);
+  const methods = /** @type {const} */ ([
+    ['resolve4', 'A'],
+    ['resolve6', 'Aaaa'],
+    ['resolveTxt', 'Txt'],
+  ]);
   for (const [method, rrtype] of methods) {
     /** Wraps a callback-style resolve method of `target`. */
     const wrapCallback = (/** @type {any} */ target) => {

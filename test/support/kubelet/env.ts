@@ -108,11 +108,12 @@ export async function containerEnv(ctx: EnvContext): Promise<Record<string, stri
   };
   for (const from of ctx.container.envFrom ?? []) {
     const prefix = from.prefix ?? '';
-    const values = from.configMapRef !== undefined
-      ? await reader.entries('configmap', from.configMapRef.name, from.configMapRef.optional === true)
-      : from.secretRef !== undefined
-        ? await reader.entries('secret', from.secretRef.name, from.secretRef.optional === true)
-        : {};
+    const values =
+      from.configMapRef !== undefined
+        ? await reader.entries('configmap', from.configMapRef.name, from.configMapRef.optional === true)
+        : from.secretRef !== undefined
+          ? await reader.entries('secret', from.secretRef.name, from.secretRef.optional === true)
+          : {};
     for (const [k, v] of Object.entries(values)) env[`${prefix}${k}`] = v;
   }
   for (const variable of ctx.container.env ?? []) {

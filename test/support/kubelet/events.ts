@@ -43,7 +43,11 @@ export class EventRecorder {
     try {
       if (seen !== undefined) {
         seen.count++;
-        await this.api.patch(`/api/v1/namespaces/${seen.namespace}/events/${seen.name}`, { count: seen.count, lastTimestamp: now }, 'merge');
+        await this.api.patch(
+          `/api/v1/namespaces/${seen.namespace}/events/${seen.name}`,
+          { count: seen.count, lastTimestamp: now },
+          'merge',
+        );
         return;
       }
       const name = `${pod.metadata.name}.${randomBytes(8).toString('hex')}`;
@@ -53,7 +57,11 @@ export class EventRecorder {
         kind: 'Event',
         metadata: { name, namespace },
         involvedObject: {
-          apiVersion: 'v1', kind: 'Pod', namespace, name: pod.metadata.name, uid: pod.metadata.uid,
+          apiVersion: 'v1',
+          kind: 'Pod',
+          namespace,
+          name: pod.metadata.name,
+          uid: pod.metadata.uid,
           ...(ev.fieldPath === undefined ? {} : { fieldPath: ev.fieldPath }),
         },
         type: ev.type,
@@ -68,7 +76,9 @@ export class EventRecorder {
       });
       this.#seen.set(key, { name, namespace, count: 1 });
     } catch (err) {
-      this.log(`event ${ev.reason} for ${namespace}/${pod.metadata.name} not recorded: ${err instanceof Error ? err.message : String(err)}`);
+      this.log(
+        `event ${ev.reason} for ${namespace}/${pod.metadata.name} not recorded: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 

@@ -47,7 +47,12 @@ function goArch(): string {
 function nodeStatus(opts: NodeOptions, transition: string): Record<string, unknown> {
   const now = nowRfc3339();
   const condition = (type: string, status: string, reason: string, message: string): Record<string, string> => ({
-    type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: transition,
+    type,
+    status,
+    reason,
+    message,
+    lastHeartbeatTime: now,
+    lastTransitionTime: transition,
   });
   const resources = { cpu: '4', memory: '8Gi', pods: '110', 'ephemeral-storage': '20Gi' };
   return {
@@ -62,9 +67,16 @@ function nodeStatus(opts: NodeOptions, transition: string): Record<string, unkno
     addresses: [{ type: 'InternalIP', address: opts.address }],
     daemonEndpoints: { kubeletEndpoint: { Port: opts.kubeletPort } },
     nodeInfo: {
-      machineID: '', systemUUID: '', bootID: '', kernelVersion: os.release(), osImage: 'kubelet stand-in',
-      containerRuntimeVersion: 'standin://0.1.0', kubeletVersion: 'v0.0.0-standin', kubeProxyVersion: '',
-      operatingSystem: 'linux', architecture: goArch(),
+      machineID: '',
+      systemUUID: '',
+      bootID: '',
+      kernelVersion: os.release(),
+      osImage: 'kubelet stand-in',
+      containerRuntimeVersion: 'standin://0.1.0',
+      kubeletVersion: 'v0.0.0-standin',
+      kubeProxyVersion: '',
+      operatingSystem: 'linux',
+      architecture: goArch(),
     },
   };
 }
@@ -99,7 +111,11 @@ async function ensureLeaseNamespace(api: KubeApi): Promise<void> {
 async function renewLease(api: KubeApi, opts: NodeOptions, nodeUid: string): Promise<void> {
   const path = `/apis/coordination.k8s.io/v1/namespaces/${LEASE_NAMESPACE}/leases/${opts.nodeName}`;
   try {
-    await api.patch(path, { spec: { holderIdentity: opts.nodeName, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime: microTime() } }, 'merge');
+    await api.patch(
+      path,
+      { spec: { holderIdentity: opts.nodeName, leaseDurationSeconds: LEASE_DURATION_SECONDS, renewTime: microTime() } },
+      'merge',
+    );
   } catch (err) {
     if (!isStatus(err, 404)) throw err;
     await api.post(`/apis/coordination.k8s.io/v1/namespaces/${LEASE_NAMESPACE}/leases`, {
@@ -141,7 +157,10 @@ export async function registerNode(api: KubeApi, opts: NodeOptions): Promise<Reg
       clearInterval(leaseTimer);
       clearInterval(statusTimer);
       if (!deleteNode) return;
-      for (const path of [`/apis/coordination.k8s.io/v1/namespaces/${LEASE_NAMESPACE}/leases/${opts.nodeName}`, `/api/v1/nodes/${opts.nodeName}`]) {
+      for (const path of [
+        `/apis/coordination.k8s.io/v1/namespaces/${LEASE_NAMESPACE}/leases/${opts.nodeName}`,
+        `/api/v1/nodes/${opts.nodeName}`,
+      ]) {
         try {
           await api.delete(path);
         } catch (err) {

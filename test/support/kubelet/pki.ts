@@ -33,20 +33,65 @@ function openssl(args: string[], cwd: string): void {
 function signedCert(dir: string, name: string, subject: string, ext: string): void {
   fs.writeFileSync(path.join(dir, `${name}.ext`), ext);
   openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject], dir);
-  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
-    '-out', `${name}.crt`, '-days', '30', '-extfile', `${name}.ext`], dir);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '30',
+      '-extfile',
+      `${name}.ext`,
+    ],
+    dir,
+  );
 }
 
 /** Creates a CA, a serving certificate (IP 127.0.0.1, DNS `nodeName`) and an API-server client certificate in `dir`. */
 export function createKubeletPki(dir: string, nodeName = 'standin-node'): KubeletPki {
   fs.mkdirSync(dir, { recursive: true });
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '30',
-    '-subj', '/CN=kubelet-standin-ca', '-addext', 'basicConstraints=critical,CA:TRUE',
-    '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
-  signedCert(dir, 'serving', `/CN=system:node:${nodeName}/O=system:nodes`,
-    `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:${nodeName}\n`);
-  signedCert(dir, 'apiserver-kubelet-client', '/CN=kube-apiserver-kubelet-client/O=system:masters',
-    'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n');
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '30',
+      '-subj',
+      '/CN=kubelet-standin-ca',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
+  signedCert(
+    dir,
+    'serving',
+    `/CN=system:node:${nodeName}/O=system:nodes`,
+    `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:${nodeName}\n`,
+  );
+  signedCert(
+    dir,
+    'apiserver-kubelet-client',
+    '/CN=kube-apiserver-kubelet-client/O=system:masters',
+    'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n',
+  );
   return {
     caFile: path.join(dir, 'ca.crt'),
     servingCert: path.join(dir, 'serving.crt'),
@@ -69,7 +114,25 @@ export function kubeletApiServerArgs(pki: KubeletPki): string[] {
 /** A self-signed serving certificate for 127.0.0.1, for a stand-in started without a PKI. */
 export function selfSignedServing(dir: string, nodeName: string): { cert: string; key: string } {
   fs.mkdirSync(dir, { recursive: true });
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'serving.key', '-out', 'serving.crt', '-days', '30',
-    '-subj', `/CN=system:node:${nodeName}`, '-addext', `subjectAltName=IP:127.0.0.1,DNS:${nodeName}`], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'serving.key',
+      '-out',
+      'serving.crt',
+      '-days',
+      '30',
+      '-subj',
+      `/CN=system:node:${nodeName}`,
+      '-addext',
+      `subjectAltName=IP:127.0.0.1,DNS:${nodeName}`,
+    ],
+    dir,
+  );
   return { cert: path.join(dir, 'serving.crt'), key: path.join(dir, 'serving.key') };
 }

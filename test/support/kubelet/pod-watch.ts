@@ -11,7 +11,8 @@ import type { KubeApi } from './api.ts';
 import type { Pod } from './types.ts';
 
 /** A pod change, or a full list (`pods` replaces everything known). */
-export type PodChange = { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly pod: Pod } | { readonly type: 'LIST'; readonly pods: readonly Pod[] };
+export type PodChange =
+  { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly pod: Pod } | { readonly type: 'LIST'; readonly pods: readonly Pod[] };
 
 /** The running loop. */
 export interface PodWatch {

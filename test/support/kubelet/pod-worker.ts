@@ -66,7 +66,13 @@ export class PodWorker {
     this.uid = pod.metadata.uid ?? '';
     this.podDir = path.join(ctx.workDir, 'pods', `${pod.metadata.namespace ?? ''}_${pod.metadata.name}_${this.uid}`);
     const waiting = (c: Container): ContainerRuntime => ({
-      name: c.name, image: c.image ?? '', state: { waiting: { reason: 'ContainerCreating' } }, lastState: {}, restartCount: 0, ready: false, started: false,
+      name: c.name,
+      image: c.image ?? '',
+      state: { waiting: { reason: 'ContainerCreating' } },
+      lastState: {},
+      restartCount: 0,
+      ready: false,
+      started: false,
     });
     this.rt = {
       hostIP: ctx.hostIP,
@@ -145,12 +151,15 @@ export class PodWorker {
     const seconds = this.#pod.spec.activeDeadlineSeconds;
     if (seconds === undefined) return;
     const elapsed = Date.now() - Date.parse(this.rt.startTime);
-    this.#deadline = setTimeout(() => {
-      if (this.#abort.signal.aborted) return;
-      this.rt.failure = { reason: 'DeadlineExceeded', message: DEADLINE_MESSAGE };
-      void this.ctx.events.record(this.#pod, { type: 'Normal', reason: 'DeadlineExceeded', message: DEADLINE_MESSAGE });
-      void this.#terminate(this.#pod.spec.terminationGracePeriodSeconds ?? 30);
-    }, Math.max(0, seconds * 1000 - elapsed));
+    this.#deadline = setTimeout(
+      () => {
+        if (this.#abort.signal.aborted) return;
+        this.rt.failure = { reason: 'DeadlineExceeded', message: DEADLINE_MESSAGE };
+        void this.ctx.events.record(this.#pod, { type: 'Normal', reason: 'DeadlineExceeded', message: DEADLINE_MESSAGE });
+        void this.#terminate(this.#pod.spec.terminationGracePeriodSeconds ?? 30);
+      },
+      Math.max(0, seconds * 1000 - elapsed),
+    );
     this.#deadline.unref();
   }
 
@@ -189,7 +198,7 @@ export class PodWorker {
       await this.ctx.events.record(this.#pod, { type: 'Warning', reason: 'Failed', message, fieldPath });
       return;
     }
-    for (let backoff = 1000; !this.#abort.signal.aborted; ) {
+    for (let backoff = 1000; !this.#abort.signal.aborted;) {
       const proc = await this.#startOnce(container, rt, fieldPath);
       if (proc === undefined) {
         await this.#pause(backoff);
@@ -201,15 +210,29 @@ export class PodWorker {
       const attempts = this.#logs.get(container.name) ?? [];
       const last = attempts[attempts.length - 1];
       if (last !== undefined) last.done = true;
-      rt.state = { terminated: { exitCode: exit.exitCode, ...(exit.signal === undefined ? {} : { signal: exit.signal }), reason: exit.reason,
-        ...(exit.message === '' ? {} : { message: exit.message }), startedAt: exit.startedAt, finishedAt: exit.finishedAt, containerID: proc.containerID } };
+      rt.state = {
+        terminated: {
+          exitCode: exit.exitCode,
+          ...(exit.signal === undefined ? {} : { signal: exit.signal }),
+          reason: exit.reason,
+          ...(exit.message === '' ? {} : { message: exit.message }),
+          startedAt: exit.startedAt,
+          finishedAt: exit.finishedAt,
+          containerID: proc.containerID,
+        },
+      };
       rt.ready = false;
       rt.started = false;
       await this.#syncStatus();
       const restart = exit.exitCode !== 0 ? policy !== 'Never' : policy === 'Always' && !isInit;
       if (this.#abort.signal.aborted || !restart) return;
       rt.lastState = rt.state;
-      rt.state = { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${backoff / 1000}s restarting failed container=${container.name} pod=${this.#pod.metadata.name}_${this.#pod.metadata.namespace ?? ''}(${this.uid})` } };
+      rt.state = {
+        waiting: {
+          reason: 'CrashLoopBackOff',
+          message: `back-off ${backoff / 1000}s restarting failed container=${container.name} pod=${this.#pod.metadata.name}_${this.#pod.metadata.namespace ?? ''}(${this.uid})`,
+        },
+      };
       await this.#syncStatus();
       await this.#pause(backoff);
       backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
@@ -225,11 +248,22 @@ export class PodWorker {
     let spec;
     try {
       spec = await configureContainer(this.ctx, {
-        pod: this.#pod, container, podIP: this.rt.podIP ?? this.ctx.hostIP, volumes, root: path.join(this.podDir, 'containers', container.name, 'root'), logFile,
+        pod: this.#pod,
+        container,
+        podIP: this.rt.podIP ?? this.ctx.hostIP,
+        volumes,
+        root: path.join(this.podDir, 'containers', container.name, 'root'),
+        logFile,
       });
     } catch (err) {
-      const reason = err instanceof ImagePullError ? (rt.state.waiting?.reason === 'ErrImagePull' ? 'ImagePullBackOff' : 'ErrImagePull')
-        : err instanceof ContainerConfigError || err instanceof MountError ? 'CreateContainerConfigError' : undefined;
+      const reason =
+        err instanceof ImagePullError
+          ? rt.state.waiting?.reason === 'ErrImagePull'
+            ? 'ImagePullBackOff'
+            : 'ErrImagePull'
+          : err instanceof ContainerConfigError || err instanceof MountError
+            ? 'CreateContainerConfigError'
+            : undefined;
       if (reason === undefined) throw err;
       rt.state = { waiting: { reason, message: errorText(err) } };
       await this.#syncStatus();
@@ -239,8 +273,18 @@ export class PodWorker {
     }
     if (this.#abort.signal.aborted) return undefined;
     fs.rmSync(logFile, { force: true });
-    await this.ctx.events.record(this.#pod, { type: 'Normal', reason: 'Pulled', message: `Container image "${container.image ?? ''}" already present on machine`, fieldPath });
-    await this.ctx.events.record(this.#pod, { type: 'Normal', reason: 'Created', message: `Created container: ${container.name}`, fieldPath });
+    await this.ctx.events.record(this.#pod, {
+      type: 'Normal',
+      reason: 'Pulled',
+      message: `Container image "${container.image ?? ''}" already present on machine`,
+      fieldPath,
+    });
+    await this.ctx.events.record(this.#pod, {
+      type: 'Normal',
+      reason: 'Created',
+      message: `Created container: ${container.name}`,
+      fieldPath,
+    });
     const proc = startContainer(spec);
     this.#running.set(container.name, proc);
     this.#logs.set(container.name, [...(this.#logs.get(container.name) ?? []), { file: logFile, done: false }]);
@@ -249,7 +293,12 @@ export class PodWorker {
     rt.started = container.startupProbe === undefined;
     rt.ready = container.readinessProbe === undefined && container.startupProbe === undefined;
     await this.#syncStatus();
-    await this.ctx.events.record(this.#pod, { type: 'Normal', reason: 'Started', message: `Started container ${container.name}`, fieldPath });
+    await this.ctx.events.record(this.#pod, {
+      type: 'Normal',
+      reason: 'Started',
+      message: `Started container ${container.name}`,
+      fieldPath,
+    });
     return proc;
   }
 
@@ -269,7 +318,12 @@ export class PodWorker {
       for (const [name, proc] of this.#running) {
         if (!this.#silenced) {
           const isInit = (this.#pod.spec.initContainers ?? []).some((c) => c.name === name);
-          await this.ctx.events.record(this.#pod, { type: 'Normal', reason: 'Killing', message: `Stopping container ${name}`, fieldPath: `spec.${isInit ? 'initContainers' : 'containers'}{${name}}` });
+          await this.ctx.events.record(this.#pod, {
+            type: 'Normal',
+            reason: 'Killing',
+            message: `Stopping container ${name}`,
+            fieldPath: `spec.${isInit ? 'initContainers' : 'containers'}{${name}}`,
+          });
         }
         proc.signal('SIGTERM');
       }
@@ -287,7 +341,10 @@ export class PodWorker {
     const ns = this.#pod.metadata.namespace ?? 'default';
     try {
       await this.ctx.api.delete(`/api/v1/namespaces/${ns}/pods/${this.#pod.metadata.name}`, {
-        apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: this.uid },
+        apiVersion: 'v1',
+        kind: 'DeleteOptions',
+        gracePeriodSeconds: 0,
+        preconditions: { uid: this.uid },
       });
     } catch (err) {
       if (!isStatus(err, 404, 409)) this.ctx.log(`deleting pod ${this.#name()} failed: ${errorText(err)}`);
@@ -296,9 +353,11 @@ export class PodWorker {
 
   /** Writes the status when it differs from what was last written. Serialised per pod. */
   #syncStatus(): Promise<void> {
-    this.#statusChain = this.#statusChain.then(() => this.#writeStatus()).catch((err: unknown) => {
-      if (!isStatus(err, 404, 409)) this.ctx.log(`status of ${this.#name()} not written: ${errorText(err)}`);
-    });
+    this.#statusChain = this.#statusChain
+      .then(() => this.#writeStatus())
+      .catch((err: unknown) => {
+        if (!isStatus(err, 404, 409)) this.ctx.log(`status of ${this.#name()} not written: ${errorText(err)}`);
+      });
     return this.#statusChain;
   }
 
@@ -308,7 +367,11 @@ export class PodWorker {
     const comparable = JSON.stringify({ ...status, conditions: status.conditions?.map((c) => ({ ...c, lastTransitionTime: undefined })) });
     if (comparable === this.#lastWritten) return;
     const ns = this.#pod.metadata.namespace ?? 'default';
-    const updated = await this.ctx.api.patch<Pod>(`/api/v1/namespaces/${ns}/pods/${this.#pod.metadata.name}/status`, { metadata: { uid: this.uid }, status }, 'strategic');
+    const updated = await this.ctx.api.patch<Pod>(
+      `/api/v1/namespaces/${ns}/pods/${this.#pod.metadata.name}/status`,
+      { metadata: { uid: this.uid }, status },
+      'strategic',
+    );
     this.#lastWritten = comparable;
     if (Number(updated.metadata.resourceVersion ?? 0) >= Number(this.#pod.metadata.resourceVersion ?? 0)) this.#pod = updated;
   }

@@ -102,7 +102,10 @@ export async function startKubeletStandin(opts: KubeletStandinOptions): Promise<
   const binding = new Set<string>();
   const nodeLabels = { 'kubernetes.io/hostname': nodeName, 'kubernetes.io/os': 'linux' };
 
-  const serving = opts.tls === undefined ? selfSignedServing(path.join(workDir, 'pki'), nodeName) : { cert: opts.tls.servingCert, key: opts.tls.servingKey };
+  const serving =
+    opts.tls === undefined
+      ? selfSignedServing(path.join(workDir, 'pki'), nodeName)
+      : { cert: opts.tls.servingCert, key: opts.tls.servingKey };
   const logs = await startLogsServer({
     host: NODE_ADDRESS,
     cert: serving.cert,
@@ -112,13 +115,27 @@ export async function startKubeletStandin(opts: KubeletStandinOptions): Promise<
     log,
   });
   const node = await registerNode(api, {
-    nodeName, kubeletPort: logs.port, address: NODE_ADDRESS, podCIDR: opts.podCIDR, leaseRenewMs: (opts.leaseRenewSeconds ?? 10) * 1000, log,
+    nodeName,
+    kubeletPort: logs.port,
+    address: NODE_ADDRESS,
+    podCIDR: opts.podCIDR,
+    leaseRenewMs: (opts.leaseRenewSeconds ?? 10) * 1000,
+    log,
   });
 
   const ctx = {
-    api, events, log, workDir, images: opts.images, hosts: opts.hosts ?? {}, clusterDomain: opts.clusterDomain ?? 'cluster.local',
-    apiHost: apiUrl.hostname.replace(/^\[|\]$/g, ''), apiPort: apiUrl.port === '' ? '443' : apiUrl.port, hostIP: NODE_ADDRESS,
-    rootCa: fs.readFileSync(opts.caFile, 'utf8'), podIP: (uid: string) => ips.allocate(uid),
+    api,
+    events,
+    log,
+    workDir,
+    images: opts.images,
+    hosts: opts.hosts ?? {},
+    clusterDomain: opts.clusterDomain ?? 'cluster.local',
+    apiHost: apiUrl.hostname.replace(/^\[|\]$/g, ''),
+    apiPort: apiUrl.port === '' ? '443' : apiUrl.port,
+    hostIP: NODE_ADDRESS,
+    rootCa: fs.readFileSync(opts.caFile, 'utf8'),
+    podIP: (uid: string) => ips.allocate(uid),
   };
   const forget = (uid: string): void => {
     const worker = workers.get(uid);
@@ -154,7 +171,9 @@ export async function startKubeletStandin(opts: KubeletStandinOptions): Promise<
     if (!binding.has(uid) && shouldBind(policy, pod)) {
       binding.add(uid);
       bindPod(api, events, nodeName, pod)
-        .catch((err: unknown) => log(`binding ${pod.metadata.namespace}/${pod.metadata.name} failed: ${err instanceof Error ? err.message : String(err)}`))
+        .catch((err: unknown) =>
+          log(`binding ${pod.metadata.namespace}/${pod.metadata.name} failed: ${err instanceof Error ? err.message : String(err)}`),
+        )
         .finally(() => binding.delete(uid));
     }
   };
@@ -191,7 +210,8 @@ export async function startKubeletStandin(opts: KubeletStandinOptions): Promise<
       await logs.close();
       await node.stop(opts.deleteNodeOnStop ?? true);
       api.close();
-      if (opts.keepWorkDir !== true && process.env['KEEP_CP'] !== '1' && opts.workDir === undefined) fs.rmSync(workDir, { recursive: true, force: true });
+      if (opts.keepWorkDir !== true && process.env['KEEP_CP'] !== '1' && opts.workDir === undefined)
+        fs.rmSync(workDir, { recursive: true, force: true });
     },
   };
   return standin;
@@ -209,10 +229,14 @@ function killGroup(pid: number): void {
 async function finalizeForeign(api: KubeApi, pod: Pod, log: (line: string) => void): Promise<void> {
   try {
     await api.delete(`/api/v1/namespaces/${pod.metadata.namespace ?? 'default'}/pods/${pod.metadata.name}`, {
-      apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid },
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      gracePeriodSeconds: 0,
+      preconditions: { uid: pod.metadata.uid },
     });
   } catch (err) {
-    if (!isStatus(err, 404, 409)) log(`finalizing ${pod.metadata.namespace}/${pod.metadata.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    if (!isStatus(err, 404, 409))
+      log(`finalizing ${pod.metadata.namespace}/${pod.metadata.name} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
@@ -225,7 +249,10 @@ function findLog(worker: PodWorker | undefined, ns: string, pod: string, contain
   const attempt = previous ? attempts[attempts.length - 2] : attempts[attempts.length - 1];
   if (attempt !== undefined) return { attempt };
   if (previous) return { status: 400, error: `previous terminated container "${container}" in pod "${pod}" not found` };
-  return { status: 400, error: `container "${container}" in pod "${pod}" is waiting to start: ${rt.state.waiting?.reason ?? 'ContainerCreating'}` };
+  return {
+    status: 400,
+    error: `container "${container}" in pod "${pod}" is waiting to start: ${rt.state.waiting?.reason ?? 'ContainerCreating'}`,
+  };
 }
 
 async function readPod(api: KubeApi, ns: string, name: string): Promise<Pod | undefined> {

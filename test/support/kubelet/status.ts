@@ -84,15 +84,27 @@ function initializedCondition(rt: PodRuntime, phase: string): OwnCondition {
   const incomplete = rt.init.filter((c) => c.state.terminated?.exitCode !== 0).map((c) => c.name);
   if (incomplete.length === 0) return { type: 'Initialized', status: 'True' };
   if (phase === 'Succeeded') return { type: 'Initialized', status: 'True', reason: 'PodCompleted' };
-  if (rt.containers.some((c) => c.started || c.state.terminated !== undefined || c.restartCount > 0)) return { type: 'Initialized', status: 'True' };
-  return { type: 'Initialized', status: 'False', reason: 'ContainersNotInitialized', message: `containers with incomplete status: ${goList(incomplete)}` };
+  if (rt.containers.some((c) => c.started || c.state.terminated !== undefined || c.restartCount > 0))
+    return { type: 'Initialized', status: 'True' };
+  return {
+    type: 'Initialized',
+    status: 'False',
+    reason: 'ContainersNotInitialized',
+    message: `containers with incomplete status: ${goList(incomplete)}`,
+  };
 }
 
 function containersReadyCondition(rt: PodRuntime, phase: string): OwnCondition {
   if (phase === 'Succeeded') return { type: 'ContainersReady', status: 'False', reason: 'PodCompleted' };
   if (phase === 'Failed') return { type: 'ContainersReady', status: 'False', reason: 'PodFailed' };
   const unready = rt.containers.filter((c) => !c.ready).map((c) => c.name);
-  if (unready.length > 0) return { type: 'ContainersReady', status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: ${goList(unready)}` };
+  if (unready.length > 0)
+    return {
+      type: 'ContainersReady',
+      status: 'False',
+      reason: 'ContainersNotReady',
+      message: `containers with unready status: ${goList(unready)}`,
+    };
   return { type: 'ContainersReady', status: 'True' };
 }
 
@@ -137,7 +149,8 @@ export function buildPodStatus(pod: Pod, rt: PodRuntime, now: string): PodStatus
   const previous = pod.status?.conditions ?? [];
   const conditions: PodCondition[] = own.map((c) => {
     const before = previous.find((p) => p.type === c.type);
-    const lastTransitionTime = before !== undefined && before.status === c.status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : now;
+    const lastTransitionTime =
+      before !== undefined && before.status === c.status && before.lastTransitionTime !== undefined ? before.lastTransitionTime : now;
     return { ...c, lastProbeTime: null, lastTransitionTime };
   });
   const status: PodStatus = {

@@ -24,7 +24,9 @@ import { checkGrpcHealth } from '../../../src/probes/grpc-health.ts';
 const [mode, ...args] = process.argv.slice(2);
 
 function lookup(name: string): Promise<string> {
-  return new Promise((resolve) => dns.lookup(name, { family: 4 }, (err, address) => resolve(err ? `error ${err.code ?? err.message}` : address)));
+  return new Promise((resolve) =>
+    dns.lookup(name, { family: 4 }, (err, address) => resolve(err ? `error ${err.code ?? err.message}` : address)),
+  );
 }
 
 async function grpcChannel(target: string): Promise<string> {

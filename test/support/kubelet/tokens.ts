@@ -29,15 +29,18 @@ export function writeFileAtomic(file: string, data: string | Buffer, mode: numbe
 export async function requestPodToken(api: KubeApi, pod: Pod, source: ServiceAccountTokenProjection): Promise<string> {
   const namespace = pod.metadata.namespace ?? 'default';
   const serviceAccount = pod.spec.serviceAccountName ?? 'default';
-  const answer = await api.post<{ status?: { token?: string } }>(`/api/v1/namespaces/${namespace}/serviceaccounts/${serviceAccount}/token`, {
-    apiVersion: 'authentication.k8s.io/v1',
-    kind: 'TokenRequest',
-    spec: {
-      audiences: source.audience === undefined || source.audience === '' ? [] : [source.audience],
-      expirationSeconds: source.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS,
-      boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid },
+  const answer = await api.post<{ status?: { token?: string } }>(
+    `/api/v1/namespaces/${namespace}/serviceaccounts/${serviceAccount}/token`,
+    {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: {
+        audiences: source.audience === undefined || source.audience === '' ? [] : [source.audience],
+        expirationSeconds: source.expirationSeconds ?? DEFAULT_TOKEN_EXPIRATION_SECONDS,
+        boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name, uid: pod.metadata.uid },
+      },
     },
-  });
+  );
   const token = answer.status?.token ?? '';
   if (token === '') throw new Error('TokenRequest returned no token');
   return token;
@@ -67,7 +70,9 @@ export function rotateToken(
           schedule(lifetimeMs * 0.8);
         },
         (err: unknown) => {
-          log(`token rotation for ${pod.metadata.namespace}/${pod.metadata.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+          log(
+            `token rotation for ${pod.metadata.namespace}/${pod.metadata.name} failed: ${err instanceof Error ? err.message : String(err)}`,
+          );
           schedule(10_000);
         },
       );

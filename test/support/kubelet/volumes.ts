@@ -71,7 +71,10 @@ async function readData(ctx: VolumeContext, kind: 'configmaps' | 'secrets', name
   // Without kube-controller-manager nobody publishes the cluster CA; do its root-ca-cert-publisher's job.
   try {
     await ctx.api.post(`/api/v1/namespaces/${namespace}/configmaps`, {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { 'ca.crt': ctx.rootCa },
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace },
+      data: { 'ca.crt': ctx.rootCa },
     });
     ctx.log(`published ${namespace}/${ROOT_CA_CONFIGMAP}`);
   } catch (err) {
@@ -97,7 +100,8 @@ async function writeData(
     throw new Error(`${singular} "${name}" not found`);
   }
   const values = new Map<string, Buffer>();
-  for (const [k, v] of Object.entries(obj.data ?? {})) values.set(k, kind === 'secrets' ? Buffer.from(v, 'base64') : Buffer.from(v, 'utf8'));
+  for (const [k, v] of Object.entries(obj.data ?? {}))
+    values.set(k, kind === 'secrets' ? Buffer.from(v, 'base64') : Buffer.from(v, 'utf8'));
   for (const [k, v] of Object.entries(obj.binaryData ?? {})) values.set(k, Buffer.from(v, 'base64'));
   const wanted: readonly KeyToPath[] = items ?? [...values.keys()].map((key) => ({ key, path: key }));
   for (const item of wanted) {
@@ -121,7 +125,13 @@ function writeDownward(pod: Pod, items: readonly DownwardAPIVolumeFile[], dir: s
   }
 }
 
-async function writeProjection(ctx: VolumeContext, source: VolumeProjection, dir: string, mode: number, rotations: (() => void)[]): Promise<void> {
+async function writeProjection(
+  ctx: VolumeContext,
+  source: VolumeProjection,
+  dir: string,
+  mode: number,
+  rotations: (() => void)[],
+): Promise<void> {
   if (source.serviceAccountToken !== undefined) {
     const projection = source.serviceAccountToken;
     let token: string;
@@ -155,12 +165,16 @@ async function setUp(ctx: VolumeContext, volume: Volume, dir: string, rotations:
     const s = volume.secret;
     return writeData(ctx, 'secrets', s.secretName, s.items, s.optional === true, dir, s.defaultMode ?? DEFAULT_MODE);
   }
-  if (volume.downwardAPI !== undefined) return writeDownward(ctx.pod, volume.downwardAPI.items ?? [], dir, volume.downwardAPI.defaultMode ?? DEFAULT_MODE);
+  if (volume.downwardAPI !== undefined)
+    return writeDownward(ctx.pod, volume.downwardAPI.items ?? [], dir, volume.downwardAPI.defaultMode ?? DEFAULT_MODE);
   if (volume.projected !== undefined) {
-    for (const source of volume.projected.sources ?? []) await writeProjection(ctx, source, dir, volume.projected.defaultMode ?? DEFAULT_MODE, rotations);
+    for (const source of volume.projected.sources ?? [])
+      await writeProjection(ctx, source, dir, volume.projected.defaultMode ?? DEFAULT_MODE, rotations);
     return;
   }
-  const kind = Object.keys(volume).filter((k) => k !== 'name').join(', ');
+  const kind = Object.keys(volume)
+    .filter((k) => k !== 'name')
+    .join(', ');
   throw new Error(`volume source ${kind} is not supported by the kubelet stand-in`);
 }
 

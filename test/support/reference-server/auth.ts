@@ -87,7 +87,12 @@ export class TokenCache {
 /** The answer an authenticator gives to one request. */
 export type AuthDecision =
   | { readonly result: 'ok'; readonly cached: boolean }
-  | { readonly result: 'unauth' | 'forbidden' | 'error'; readonly status: 401 | 403 | 503; readonly message: string; readonly detail?: string };
+  | {
+      readonly result: 'unauth' | 'forbidden' | 'error';
+      readonly status: 401 | 403 | 503;
+      readonly message: string;
+      readonly detail?: string;
+    };
 
 export const UNAUTHORIZED = 'unauthorized';
 export const FORBIDDEN = 'forbidden';

@@ -148,7 +148,8 @@ function validateFaults(faults: Faults): void {
     if (rf.status !== undefined && !(Number.isInteger(rf.status) && rf.status >= 200 && rf.status <= 599)) {
       throw new Error(`${name}.status must be an integer in 200..599, got ${rf.status}`);
     }
-    if (rf.body !== undefined && !['not-json', 'huge', 'bom'].includes(rf.body)) throw new Error(`${name}.body: unknown ${String(rf.body)}`);
+    if (rf.body !== undefined && !['not-json', 'huge', 'bom'].includes(rf.body))
+      throw new Error(`${name}.body: unknown ${String(rf.body)}`);
     if (rf.slowMs !== undefined && !(Number.isFinite(rf.slowMs) && rf.slowMs >= 0)) throw new Error(`${name}.slowMs must be >= 0`);
   }
 }

@@ -7,7 +7,13 @@ import { gzipSync } from 'node:zlib';
 /** What a route does. Unlisted paths answer 404. */
 export type RouteBehaviour =
   /** Answer `status` with an optional body (raw bytes or text) and headers; `gzip` compresses the body. */
-  | { readonly kind: 'answer'; readonly status: number; readonly body?: string | Uint8Array; readonly headers?: Readonly<Record<string, string>>; readonly gzip?: boolean }
+  | {
+      readonly kind: 'answer';
+      readonly status: number;
+      readonly body?: string | Uint8Array;
+      readonly headers?: Readonly<Record<string, string>>;
+      readonly gzip?: boolean;
+    }
   /** Answer 200 with a body of `bytes` bytes streamed in chunks: a JSON string of that total size. */
   | { readonly kind: 'huge'; readonly bytes: number; readonly gzip?: boolean }
   /** Answer `status` (default 302) pointing back at the same path, forever. */
@@ -49,7 +55,11 @@ function serve(behaviour: RouteBehaviour, req: IncomingMessage, res: ServerRespo
     case 'answer': {
       const headers: Record<string, string> = { ...behaviour.headers };
       let body: Uint8Array | undefined =
-        behaviour.body === undefined ? undefined : typeof behaviour.body === 'string' ? Buffer.from(behaviour.body, 'utf8') : behaviour.body;
+        behaviour.body === undefined
+          ? undefined
+          : typeof behaviour.body === 'string'
+            ? Buffer.from(behaviour.body, 'utf8')
+            : behaviour.body;
       if (behaviour.gzip === true) {
         body = gzipSync(body ?? Buffer.alloc(0));
         headers['content-encoding'] = 'gzip';

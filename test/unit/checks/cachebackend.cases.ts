@@ -182,7 +182,10 @@ export const cacheBackendCases: readonly Case[] = [
   },
   {
     name: 'empty matchLabels is no selector: no live count even with pods read failed',
-    input: given({ cacheBackends: ok([omit(healthy({ matchLabels: {} }), 'matchedEnginePods')]), pods: failed('boom') }, { probes: DIAL_OK }),
+    input: given(
+      { cacheBackends: ok([omit(healthy({ matchLabels: {} }), 'matchedEnginePods')]), pods: failed('boom') },
+      { probes: DIAL_OK },
+    ),
     expected: [['CB006', R, ['no engineSelector']]],
   },
   {
@@ -285,7 +288,9 @@ export const cacheBackendCases: readonly Case[] = [
   // --- Axis D: functional probe
   {
     name: 'FunctionalProbeOK=False → CB007 with status, reason and message',
-    input: one(healthy({ conditions: [cond('Ready', 'True'), cond('FunctionalProbeOK', 'False', 'ProbeFailed', 'set/get round trip failed')] })),
+    input: one(
+      healthy({ conditions: [cond('Ready', 'True'), cond('FunctionalProbeOK', 'False', 'ProbeFailed', 'set/get round trip failed')] }),
+    ),
     expected: [['CB007', R, ['FunctionalProbeOK=False', 'ProbeFailed', 'set/get round trip failed']]],
   },
   {
@@ -316,7 +321,12 @@ export const cacheBackendCases: readonly Case[] = [
   {
     name: 'External with stale lastEventAt and a pods read failure → still [CB006]',
     input: given(
-      { cacheBackends: ok([omit(healthy({ remoteStorage: { ownership: 'External' }, indexParticipation: { lastEventAt: ago(HOUR) } }), 'matchedEnginePods')]), pods: failed('x') },
+      {
+        cacheBackends: ok([
+          omit(healthy({ remoteStorage: { ownership: 'External' }, indexParticipation: { lastEventAt: ago(HOUR) } }), 'matchedEnginePods'),
+        ]),
+        pods: failed('x'),
+      },
       { probes: DIAL_OK },
     ),
     expected: [['CB006', R, ['External backend']]],
@@ -331,33 +341,45 @@ export const cacheBackendCases: readonly Case[] = [
   },
   {
     name: 'External, endpoint dial fails → CB005',
-    input: one(backend({ remoteStorage: { ownership: 'External' }, conditions: [cond('Ready', 'True')], endpoint: { value: REDIS, field: 'status.remoteStorage.endpoint' } }), DIAL_FAIL),
+    input: one(
+      backend({
+        remoteStorage: { ownership: 'External' },
+        conditions: [cond('Ready', 'True')],
+        endpoint: { value: REDIS, field: 'status.remoteStorage.endpoint' },
+      }),
+      DIAL_FAIL,
+    ),
     expected: [['CB005', R, ['connection refused']]],
   },
   {
     name: 'External config-only → CB006 endpoint present',
-    input: one(backend({ remoteStorage: { ownership: 'External' }, conditions: [cond('Ready', 'True')], endpoint: { value: REDIS, field: 'status.remoteStorage.endpoint' } }), {}),
+    input: one(
+      backend({
+        remoteStorage: { ownership: 'External' },
+        conditions: [cond('Ready', 'True')],
+        endpoint: { value: REDIS, field: 'status.remoteStorage.endpoint' },
+      }),
+      {},
+    ),
     expected: [['CB006', R, ['External backend', 'endpoint present']]],
   },
-  ...(['external', '', 'Bogus', 'EXTERNAL'] as const).map(
-    (ownership): Case => ({
-      name: `ownership ${JSON.stringify(ownership)} is managed → CB002, CB003, CB007 apply`,
-      input: one(
-        backend({
-          matchLabels: { app: 'engine' },
-          matchedEnginePods: 0,
-          remoteStorage: { ownership },
-          conditions: [cond('Ready', 'True'), cond('FunctionalProbeOK', 'False', 'X', 'y')],
-          endpoint: { value: REDIS, field: 'status.remoteStorage.endpoint' },
-        }),
-      ),
-      expected: [
-        ['CB002', R],
-        ['CB003', R],
-        ['CB007', R],
-      ],
-    }),
-  ),
+  ...(['external', '', 'Bogus', 'EXTERNAL'] as const).map((ownership): Case => ({
+    name: `ownership ${JSON.stringify(ownership)} is managed → CB002, CB003, CB007 apply`,
+    input: one(
+      backend({
+        matchLabels: { app: 'engine' },
+        matchedEnginePods: 0,
+        remoteStorage: { ownership },
+        conditions: [cond('Ready', 'True'), cond('FunctionalProbeOK', 'False', 'X', 'y')],
+        endpoint: { value: REDIS, field: 'status.remoteStorage.endpoint' },
+      }),
+    ),
+    expected: [
+      ['CB002', R],
+      ['CB003', R],
+      ['CB007', R],
+    ],
+  })),
   {
     name: 'host-only never gets CB005, even with a failing dial of a status endpoint',
     input: one(omit(healthy(), 'remoteStorage'), DIAL_FAIL),
@@ -385,15 +407,16 @@ export const cacheBackendCases: readonly Case[] = [
   },
   {
     name: 'legacy status.endpoint: dial failure names that field (Deviation 4)',
-    input: one(
-      healthy({ endpoint: { value: 'old-redis:6379', field: 'status.endpoint' } }),
-      { dials: dials({ 'old-redis:6379': { ok: false, error: 'i/o timeout' } }) },
-    ),
+    input: one(healthy({ endpoint: { value: 'old-redis:6379', field: 'status.endpoint' } }), {
+      dials: dials({ 'old-redis:6379': { ok: false, error: 'i/o timeout' } }),
+    }),
     expected: [['CB005', R, ['status.endpoint', '"old-redis:6379"', 'i/o timeout'], ['status.remoteStorage.endpoint']]],
   },
   {
     name: 'legacy status.endpoint: dial ok → CB006',
-    input: one(healthy({ endpoint: { value: 'old-redis:6379', field: 'status.endpoint' } }), { dials: dials({ 'old-redis:6379': { ok: true } }) }),
+    input: one(healthy({ endpoint: { value: 'old-redis:6379', field: 'status.endpoint' } }), {
+      dials: dials({ 'old-redis:6379': { ok: true } }),
+    }),
     expected: [['CB006', R, ['endpoint reachable']]],
   },
   {

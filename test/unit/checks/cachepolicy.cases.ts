@@ -7,8 +7,16 @@ const inNs = (...namespaces: string[]) => ok(namespaces.map((ns, i) => backend({
 const policies = (...items: CachePolicy[]) => ok(items);
 
 export const cachePolicyCases: readonly Case[] = [
-  { name: '0 policies → CP001', input: given({ cacheBackends: inNs('ns1'), cachePolicies: policies() }), expected: [['CP001', 'namespace/ns1', ['"ns1"']]] },
-  { name: '1 policy → CP002', input: given({ cacheBackends: inNs('ns1'), cachePolicies: policies(policy('ns1', 'p')) }), expected: [['CP002', 'namespace/ns1', ['"ns1"', '1']]] },
+  {
+    name: '0 policies → CP001',
+    input: given({ cacheBackends: inNs('ns1'), cachePolicies: policies() }),
+    expected: [['CP001', 'namespace/ns1', ['"ns1"']]],
+  },
+  {
+    name: '1 policy → CP002',
+    input: given({ cacheBackends: inNs('ns1'), cachePolicies: policies(policy('ns1', 'p')) }),
+    expected: [['CP002', 'namespace/ns1', ['"ns1"', '1']]],
+  },
   {
     name: '2 policies → CP003 with the count',
     input: given({ cacheBackends: inNs('ns1'), cachePolicies: policies(policy('ns1', 'p'), policy('ns1', 'q')) }),

@@ -28,9 +28,21 @@ export const cacheTenantCases: readonly Case[] = [
     input: tenants(tenant({ maxIndexEntries: 50, conditions: exceeded() })),
     expected: [['CT001', R, ['unknown', '50'], ['unset']]],
   },
-  { name: 'QuotaExceeded False → CT002', input: tenants(tenant({ conditions: [cond('QuotaExceeded', 'False')] })), expected: [['CT002', R, ['"tenant-a"']]] },
-  { name: 'QuotaExceeded Unknown → CT002', input: tenants(tenant({ conditions: [cond('QuotaExceeded', 'Unknown')] })), expected: [['CT002', R]] },
-  { name: 'QuotaExceeded "true" (not exact) → CT002', input: tenants(tenant({ conditions: [cond('QuotaExceeded', 'true')] })), expected: [['CT002', R]] },
+  {
+    name: 'QuotaExceeded False → CT002',
+    input: tenants(tenant({ conditions: [cond('QuotaExceeded', 'False')] })),
+    expected: [['CT002', R, ['"tenant-a"']]],
+  },
+  {
+    name: 'QuotaExceeded Unknown → CT002',
+    input: tenants(tenant({ conditions: [cond('QuotaExceeded', 'Unknown')] })),
+    expected: [['CT002', R]],
+  },
+  {
+    name: 'QuotaExceeded "true" (not exact) → CT002',
+    input: tenants(tenant({ conditions: [cond('QuotaExceeded', 'true')] })),
+    expected: [['CT002', R]],
+  },
   { name: 'no conditions → CT002', input: tenants(tenant()), expected: [['CT002', R, ['"tenant-a"']]] },
   {
     name: 'first condition of the type wins: [False, True] → CT002',
@@ -44,13 +56,20 @@ export const cacheTenantCases: readonly Case[] = [
   },
   {
     name: 'resource uses the object name, message the tenantID; list order kept',
-    input: tenants(tenant({ name: 'zz', namespace: 'b', tenantID: 'team-z', conditions: exceeded() }), tenant({ name: 'aa', namespace: 'a', tenantID: 'team-a' })),
+    input: tenants(
+      tenant({ name: 'zz', namespace: 'b', tenantID: 'team-z', conditions: exceeded() }),
+      tenant({ name: 'aa', namespace: 'a', tenantID: 'team-a' }),
+    ),
     expected: [
       ['CT001', 'cachetenant/b/zz', ['"team-z"']],
       ['CT002', 'cachetenant/a/aa', ['"team-a"']],
     ],
   },
-  { name: 'tenants read failed → API001 CacheTenant', input: given({ cacheTenants: failed('the server could not find the requested resource') }), expected: [['API001', 'CacheTenant', ['could not find the requested resource']]] },
+  {
+    name: 'tenants read failed → API001 CacheTenant',
+    input: given({ cacheTenants: failed('the server could not find the requested resource') }),
+    expected: [['API001', 'CacheTenant', ['could not find the requested resource']]],
+  },
   { name: 'no tenants → nothing', input: given({}), expected: [] },
 ];
 

@@ -8,7 +8,8 @@ const BY_UID = 'inferencecache.io/injected-by-uid';
 
 const be = backend({ name: 'be', uid: 'be-uid', matchLabels: { app: 'engine' } });
 const engine = (name: string, o: Partial<Pod> = {}) => pod(name, { labels: { app: 'engine' }, ...o });
-const annotated = (name: string, by: string, uid: string, o: Partial<Pod> = {}) => engine(name, { annotations: { [BY]: by, [BY_UID]: uid }, ...o });
+const annotated = (name: string, by: string, uid: string, o: Partial<Pod> = {}) =>
+  engine(name, { annotations: { [BY]: by, [BY_UID]: uid }, ...o });
 
 function audit(backends: readonly CacheBackend[], pods: readonly Pod[], events: readonly EventRecord[] = []): Case['input'] {
   return given({ cacheBackends: ok(backends), pods: ok(pods), events: ok(events) });
@@ -79,7 +80,10 @@ export const enginePodCases: readonly Case[] = [
   },
   {
     name: 'annotation naming another backend of the namespace → EP001',
-    input: audit([be, backend({ name: 'other', uid: 'other-uid', matchLabels: { app: 'web' } })], [annotated('p', 'ns1/other', 'other-uid')]),
+    input: audit(
+      [be, backend({ name: 'other', uid: 'other-uid', matchLabels: { app: 'web' } })],
+      [annotated('p', 'ns1/other', 'other-uid')],
+    ),
     expected: [['EP001', P('p')]],
   },
   {
@@ -150,7 +154,10 @@ export const enginePodCases: readonly Case[] = [
   // --- namespaces and selectors
   {
     name: 'backends in another namespace never match',
-    input: audit([backend({ name: 'be', namespace: 'ns2', uid: 'be-uid', matchLabels: { app: 'engine' } })], [annotated('p', 'ns2/be', 'be-uid')]),
+    input: audit(
+      [backend({ name: 'be', namespace: 'ns2', uid: 'be-uid', matchLabels: { app: 'engine' } })],
+      [annotated('p', 'ns2/be', 'be-uid')],
+    ),
     expected: [],
   },
   {
@@ -167,12 +174,18 @@ export const enginePodCases: readonly Case[] = [
   },
   {
     name: 'selector k:"" matches a pod lacking k',
-    input: audit([backend({ name: 'be', uid: 'be-uid', matchLabels: { app: 'engine', tier: '' } })], [engine('p'), engine('q', { labels: { app: 'engine', tier: 'x' } })]),
+    input: audit(
+      [backend({ name: 'be', uid: 'be-uid', matchLabels: { app: 'engine', tier: '' } })],
+      [engine('p'), engine('q', { labels: { app: 'engine', tier: 'x' } })],
+    ),
     expected: [['EP001', P('p')]],
   },
   {
     name: 'External backends with a selector are audited too',
-    input: audit([backend({ name: 'be', uid: 'be-uid', matchLabels: { app: 'engine' }, remoteStorage: { ownership: 'External' } })], [engine('p')]),
+    input: audit(
+      [backend({ name: 'be', uid: 'be-uid', matchLabels: { app: 'engine' }, remoteStorage: { ownership: 'External' } })],
+      [engine('p')],
+    ),
     expected: [['EP001', P('p')]],
   },
 
@@ -194,7 +207,11 @@ export const enginePodCases: readonly Case[] = [
   },
   {
     name: 'no selectored backend → nothing, even when pods and events reads failed',
-    input: given({ cacheBackends: ok([backend({ name: 'plain' }), backend({ name: 'empty', matchLabels: {} })]), pods: failed('x'), events: failed('y') }),
+    input: given({
+      cacheBackends: ok([backend({ name: 'plain' }), backend({ name: 'empty', matchLabels: {} })]),
+      pods: failed('x'),
+      events: failed('y'),
+    }),
     expected: [],
   },
   { name: 'no backends at all → nothing', input: given({ pods: failed('x'), events: failed('y') }), expected: [] },

@@ -10,7 +10,11 @@ function puller(name: string, pullSecrets: readonly string[], o: Parameters<type
 }
 
 const JSON_TYPE = 'kubernetes.io/dockerconfigjson';
-const found = (type: string, content: Extract<PullSecretLookup, { kind: 'found' }>['content']): PullSecretLookup => ({ kind: 'found', type, content });
+const found = (type: string, content: Extract<PullSecretLookup, { kind: 'found' }>['content']): PullSecretLookup => ({
+  kind: 'found',
+  type,
+  content,
+});
 
 /** One pod `p` naming secret `s`, whose lookup is given. */
 function oneSecret(name: string, lookup: PullSecretLookup, expected: Case['expected']): Case {
@@ -21,20 +25,36 @@ const S = 'secret/ns1/s';
 
 export const imagePullCases: readonly Case[] = [
   oneSecret('missing → IP001', { kind: 'not-found' }, [['IP001', S, ['does not exist in namespace "ns1"', 'named by pod/ns1/p']]]),
-  oneSecret('wrong type (Opaque) → IP002', found('Opaque', { kind: 'not-applicable' }), [['IP002', S, ['"Opaque"', 'kubernetes.io/dockerconfigjson or kubernetes.io/dockercfg']]]),
-  oneSecret('no .dockerconfigjson key → IP003', found(JSON_TYPE, { kind: 'no-key', key: '.dockerconfigjson' }), [['IP003', S, ['no .dockerconfigjson key']]]),
+  oneSecret('wrong type (Opaque) → IP002', found('Opaque', { kind: 'not-applicable' }), [
+    ['IP002', S, ['"Opaque"', 'kubernetes.io/dockerconfigjson or kubernetes.io/dockercfg']],
+  ]),
+  oneSecret('no .dockerconfigjson key → IP003', found(JSON_TYPE, { kind: 'no-key', key: '.dockerconfigjson' }), [
+    ['IP003', S, ['no .dockerconfigjson key']],
+  ]),
   oneSecret('invalid JSON → IP003', found(JSON_TYPE, { kind: 'not-json', key: '.dockerconfigjson' }), [['IP003', S, ['not valid JSON']]]),
-  oneSecret('JSON but not an object → IP003', found(JSON_TYPE, { kind: 'not-object', key: '.dockerconfigjson' }), [['IP003', S, ['not an object']]]),
-  oneSecret('no auths object → IP003', found(JSON_TYPE, { kind: 'no-auths', key: '.dockerconfigjson' }), [['IP003', S, ['no "auths" object']]]),
-  oneSecret('valid → IP006', VALID_DOCKERCONFIGJSON, [['IP006', S, ['well-formed kubernetes.io/dockerconfigjson', '1 registry'], ['legacy']]]),
+  oneSecret('JSON but not an object → IP003', found(JSON_TYPE, { kind: 'not-object', key: '.dockerconfigjson' }), [
+    ['IP003', S, ['not an object']],
+  ]),
+  oneSecret('no auths object → IP003', found(JSON_TYPE, { kind: 'no-auths', key: '.dockerconfigjson' }), [
+    ['IP003', S, ['no "auths" object']],
+  ]),
+  oneSecret('valid → IP006', VALID_DOCKERCONFIGJSON, [
+    ['IP006', S, ['well-formed kubernetes.io/dockerconfigjson', '1 registry'], ['legacy']],
+  ]),
   oneSecret(
     'legacy kubernetes.io/dockercfg, well-formed → IP006 saying legacy',
     found('kubernetes.io/dockercfg', { kind: 'credentials', key: '.dockercfg', registries: 2 }),
     [['IP006', S, ['kubernetes.io/dockercfg', 'legacy', '2 registries']]],
   ),
-  oneSecret('legacy kubernetes.io/dockercfg, not JSON → IP003', found('kubernetes.io/dockercfg', { kind: 'not-json', key: '.dockercfg' }), [['IP003', S, ['.dockercfg']]]),
-  oneSecret('forbidden → IP005 saying what was not verified', { kind: 'unknown', status: 403, error: 'secrets "s" is forbidden' }, [['IP005', S, ['could not be verified', 'may not get it', 'is forbidden']]]),
-  oneSecret('another read error → IP005', { kind: 'unknown', error: 'no answer before the deadline' }, [['IP005', S, ['reading it failed', 'deadline']]]),
+  oneSecret('legacy kubernetes.io/dockercfg, not JSON → IP003', found('kubernetes.io/dockercfg', { kind: 'not-json', key: '.dockercfg' }), [
+    ['IP003', S, ['.dockercfg']],
+  ]),
+  oneSecret('forbidden → IP005 saying what was not verified', { kind: 'unknown', status: 403, error: 'secrets "s" is forbidden' }, [
+    ['IP005', S, ['could not be verified', 'may not get it', 'is forbidden']],
+  ]),
+  oneSecret('another read error → IP005', { kind: 'unknown', error: 'no answer before the deadline' }, [
+    ['IP005', S, ['reading it failed', 'deadline']],
+  ]),
   {
     name: 'ServiceAccount-level secrets count, named by the ServiceAccount',
     input: live({
@@ -70,7 +90,12 @@ export const imagePullCases: readonly Case[] = [
       pods: ok([
         puller('p', [], {
           waiting: [
-            { container: 'engine', image: 'registry.test/engine:v1', reason: 'ImagePullBackOff', message: 'Back-off pulling image "registry.test/engine:v1"' },
+            {
+              container: 'engine',
+              image: 'registry.test/engine:v1',
+              reason: 'ImagePullBackOff',
+              message: 'Back-off pulling image "registry.test/engine:v1"',
+            },
             { container: 'init', image: 'registry.test/init:v1', reason: 'ErrImagePull', message: 'unauthorized: authentication required' },
             { container: 'side', image: 'registry.test/side:v1', reason: 'ContainerCreating', message: '' },
           ],
@@ -86,7 +111,11 @@ export const imagePullCases: readonly Case[] = [
     name: 'pods outside the install and finished pods are not judged',
     input: live({
       pods: ok([
-        pod('web', { phase: 'Running', imagePullSecrets: ['gone'], waiting: [{ container: 'c', image: 'i', reason: 'ImagePullBackOff', message: 'm' }] }),
+        pod('web', {
+          phase: 'Running',
+          imagePullSecrets: ['gone'],
+          waiting: [{ container: 'c', image: 'i', reason: 'ImagePullBackOff', message: 'm' }],
+        }),
         puller('old', ['gone'], { phase: 'Failed', waiting: [{ container: 'c', image: 'i', reason: 'ErrImagePull', message: 'm' }] }),
       ]),
       pullSecrets: secrets({ gone: { kind: 'not-found' } }),
@@ -95,14 +124,26 @@ export const imagePullCases: readonly Case[] = [
   },
   {
     name: 'ServiceAccounts read failed → API001 ServiceAccount, pod-level secrets still judged',
-    input: live({ pods: ok([puller('p', ['s'])]), serviceAccounts: failed('serviceaccounts is forbidden'), pullSecrets: secrets({ s: VALID_DOCKERCONFIGJSON }) }),
+    input: live({
+      pods: ok([puller('p', ['s'])]),
+      serviceAccounts: failed('serviceaccounts is forbidden'),
+      pullSecrets: secrets({ s: VALID_DOCKERCONFIGJSON }),
+    }),
     expected: [
       ['API001', 'ServiceAccount', ['serviceaccounts is forbidden']],
       ['IP006', S],
     ],
   },
-  { name: 'no install pod → nothing, even when the ServiceAccounts read failed', input: live({ serviceAccounts: failed('forbidden') }), expected: [] },
-  { name: 'pods read failed → API001 Pod', input: live({ pods: failed('connection refused') }), expected: [['API001', 'Pod', ['connection refused']]] },
+  {
+    name: 'no install pod → nothing, even when the ServiceAccounts read failed',
+    input: live({ serviceAccounts: failed('forbidden') }),
+    expected: [],
+  },
+  {
+    name: 'pods read failed → API001 Pod',
+    input: live({ pods: failed('connection refused') }),
+    expected: [['API001', 'Pod', ['connection refused']]],
+  },
   { name: 'install pods without pull secrets → nothing', input: live({ pods: ok([puller('p', [])]) }), expected: [] },
   { name: 'pull secrets not gathered (offline input) → nothing', input: given({ pods: ok([puller('p', ['s'])]) }), expected: [] },
 ];

@@ -13,14 +13,21 @@ describe('secret content never reaches the report', () => {
   const auth = b64(`robot:${password}`);
   const host = 'private-registry.test:5000';
   const documents = {
-    valid: { type: 'kubernetes.io/dockerconfigjson', key: '.dockerconfigjson', json: JSON.stringify({ auths: { [host]: { auth, password } } }) },
+    valid: {
+      type: 'kubernetes.io/dockerconfigjson',
+      key: '.dockerconfigjson',
+      json: JSON.stringify({ auths: { [host]: { auth, password } } }),
+    },
     noauths: { type: 'kubernetes.io/dockerconfigjson', key: '.dockerconfigjson', json: JSON.stringify({ credsStore: password }) },
     broken: { type: 'kubernetes.io/dockerconfigjson', key: '.dockerconfigjson', json: `{"auths": {"${host}": "${password}"` },
     legacy: { type: 'kubernetes.io/dockercfg', key: '.dockercfg', json: JSON.stringify({ [host]: { auth, email: 'robot@example.test' } }) },
     opaque: { type: 'Opaque', key: '.dockerconfigjson', json: JSON.stringify({ auths: { [host]: { auth } } }) },
   } as const;
   const lookups = Object.fromEntries(
-    Object.entries(documents).map(([name, d]) => [name, projectPullSecret({ metadata: { name, namespace: 'ns1' }, type: d.type, data: { [d.key]: b64(d.json) } })]),
+    Object.entries(documents).map(([name, d]) => [
+      name,
+      projectPullSecret({ metadata: { name, namespace: 'ns1' }, type: d.type, data: { [d.key]: b64(d.json) } }),
+    ]),
   );
   const input = live({
     pods: ok([pod('p', { labels: { ...WORKLOAD_LABELS }, phase: 'Running', imagePullSecrets: Object.keys(documents) })]),

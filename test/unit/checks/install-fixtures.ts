@@ -68,7 +68,10 @@ export function secrets(entries: Readonly<Record<string, PullSecretLookup>>, nam
   return new Map(Object.entries(entries).map(([name, lookup]) => [`${namespace}/${name}`, lookup]));
 }
 
-export function selector(matchLabels: Readonly<Record<string, string>> = {}, matchExpressions: LabelSelector['matchExpressions'] = []): LabelSelector {
+export function selector(
+  matchLabels: Readonly<Record<string, string>> = {},
+  matchExpressions: LabelSelector['matchExpressions'] = [],
+): LabelSelector {
   return { matchLabels, matchExpressions };
 }
 
@@ -83,7 +86,15 @@ export function tcp(port: number | string, endPort?: number): IngressRule['ports
 
 /** A NetworkPolicy in `ns1` selecting the server pods, Ingress type, with the given rules. */
 export function netpol(name: string, ingress: readonly IngressRule[], o: Partial<NetworkPolicyRecord> = {}): NetworkPolicyRecord {
-  return { namespace: 'ns1', name, uid: `${name}-uid`, podSelector: selector({ ...SERVER_LABELS }), policyTypes: ['Ingress'], ingress, ...o };
+  return {
+    namespace: 'ns1',
+    name,
+    uid: `${name}-uid`,
+    podSelector: selector({ ...SERVER_LABELS }),
+    policyTypes: ['Ingress'],
+    ingress,
+    ...o,
+  };
 }
 
 /** The upstream fence: 8080 and 9090 from anywhere, 8081 (by the given port) only from controller pods of the namespace. */

@@ -124,7 +124,10 @@ export const judgeCases: readonly JudgeCase[] = [
   },
   {
     name: 'R-3.2: apiserver down without --config-only → discovery SV001 (no resource), then 5 × API001',
-    input: input({ state: apiserverDown, probes: { server: { location: { kind: 'failed', error: 'services is forbidden' }, tokenSent: false } } }),
+    input: input({
+      state: apiserverDown,
+      probes: { server: { location: { kind: 'failed', error: 'services is forbidden' }, tokenSent: false } },
+    }),
     expected: [['ServerReachability', 'SV001', undefined, ['services is forbidden']], ...FIVE_API001],
   },
   {
@@ -138,7 +141,12 @@ export const judgeCases: readonly JudgeCase[] = [
       probes: { server: server({ tokenSent: false }), dials: dials({ [REDIS]: { ok: true } }) },
       state: state({
         cacheBackends: ok([healthy()]),
-        pods: ok([pod('e1', { labels: { app: 'engine' }, annotations: { 'inferencecache.io/injected-by': 'ns1/be', 'inferencecache.io/injected-by-uid': 'be-uid' } })]),
+        pods: ok([
+          pod('e1', {
+            labels: { app: 'engine' },
+            annotations: { 'inferencecache.io/injected-by': 'ns1/be', 'inferencecache.io/injected-by-uid': 'be-uid' },
+          }),
+        ]),
         cacheTenants: ok([tenant()]),
         cachePolicies: ok([policy('ns1', 'default')]),
       }),

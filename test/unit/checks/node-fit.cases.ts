@@ -25,7 +25,9 @@ export const nodeFitCases: readonly Case[] = [
   {
     name: 'CPU on one node and the GPU on another is not a fit → NF001 naming what each lacks',
     input: live({ pods: ok([pendingPod('p', requests([{ cpu: '4', 'nvidia.com/gpu': '1' }]))]), nodes: ok([cpuNode, gpuNode]) }),
-    expected: [['NF001', P, ['cpu 4, nvidia.com/gpu 1', 'cpu-node lacks nvidia.com/gpu (allocatable 0)', 'gpu-node lacks cpu (allocatable 2)']]],
+    expected: [
+      ['NF001', P, ['cpu 4, nvidia.com/gpu 1', 'cpu-node lacks nvidia.com/gpu (allocatable 0)', 'gpu-node lacks cpu (allocatable 2)']],
+    ],
   },
   {
     name: 'the GPU and the CPU on the same node → NF003 naming only that node',
@@ -61,22 +63,56 @@ export const nodeFitCases: readonly Case[] = [
     input: live({ pods: ok([pendingPod('p', undefined)]) }),
     expected: [['NF001', P, ['0 listed', 'no resources']]],
   },
-  { name: 'no requests at all fit any Ready node → NF003', input: live({ pods: ok([pendingPod('p', undefined)]), nodes: ok([gpuNode]) }), expected: [['NF003', P, ['no resources']]] },
+  {
+    name: 'no requests at all fit any Ready node → NF003',
+    input: live({ pods: ok([pendingPod('p', undefined)]), nodes: ok([gpuNode]) }),
+    expected: [['NF003', P, ['no resources']]],
+  },
   // Quantities in every format, compared exactly at the boundary.
   fit('cpu 1.5 against allocatable 1500m: exactly fits', { cpu: '1.5' }, [{ cpu: '1500m' }], [['NF003', P, ['cpu 1500m']]]),
-  fit('cpu 1501m against allocatable 1.5: one millicore short', { cpu: '1501m' }, [{ cpu: '1.5' }], [['NF001', P, ['cpu 1501m', 'lacks cpu (allocatable 1500m)']]]),
-  fit('memory 16Gi against 17179869184 bytes: exactly fits', { memory: '16Gi' }, [{ memory: '17179869184' }], [['NF003', P, ['memory 16Gi']]]),
-  fit('memory 16Gi against 17179869183 bytes: one byte short', { memory: '16Gi' }, [{ memory: '17179869183' }], [['NF001', P, ['lacks memory']]]),
+  fit(
+    'cpu 1501m against allocatable 1.5: one millicore short',
+    { cpu: '1501m' },
+    [{ cpu: '1.5' }],
+    [['NF001', P, ['cpu 1501m', 'lacks cpu (allocatable 1500m)']]],
+  ),
+  fit(
+    'memory 16Gi against 17179869184 bytes: exactly fits',
+    { memory: '16Gi' },
+    [{ memory: '17179869184' }],
+    [['NF003', P, ['memory 16Gi']]],
+  ),
+  fit(
+    'memory 16Gi against 17179869183 bytes: one byte short',
+    { memory: '16Gi' },
+    [{ memory: '17179869183' }],
+    [['NF001', P, ['lacks memory']]],
+  ),
   fit('1e3 equals 1k', { 'example.com/widget': '1e3' }, [{ 'example.com/widget': '1k' }], [['NF003', P, ['example.com/widget 1k']]]),
   fit('64M is 64 000 000, less than 64Mi', { memory: '64Mi' }, [{ memory: '64M' }], [['NF001', P, ['memory 64Mi', 'allocatable 64M']]]),
   fit('1Ki is 1024', { memory: '1Ki' }, [{ memory: '1024' }], [['NF003', P]]),
   fit('2E against 1E', { 'example.com/units': '2E' }, [{ 'example.com/units': '1E' }], [['NF001', P, ['example.com/units 2E']]]),
   fit('100u cpu against 1m', { cpu: '100u' }, [{ cpu: '1m' }], [['NF003', P]]),
-  fit('a resource no node has → NF001', { 'example.com/fpga': '1' }, [{ cpu: '64' }], [['NF001', P, ['lacks example.com/fpga (allocatable 0)']]]),
+  fit(
+    'a resource no node has → NF001',
+    { 'example.com/fpga': '1' },
+    [{ cpu: '64' }],
+    [['NF001', P, ['lacks example.com/fpga (allocatable 0)']]],
+  ),
   {
     name: 'init containers count by their max: a 3-CPU init container beats two 1-CPU containers',
     input: live({
-      pods: ok([pendingPod('p', requests([{ cpu: '1' }, { cpu: '1' }], { initContainers: [{ requests: { cpu: '3' }, sidecar: false }, { requests: { cpu: '500m' }, sidecar: false }] }))]),
+      pods: ok([
+        pendingPod(
+          'p',
+          requests([{ cpu: '1' }, { cpu: '1' }], {
+            initContainers: [
+              { requests: { cpu: '3' }, sidecar: false },
+              { requests: { cpu: '500m' }, sidecar: false },
+            ],
+          }),
+        ),
+      ]),
       nodes: ok([node('small', { cpu: '2500m' })]),
     }),
     expected: [['NF001', P, ['cpu 3', 'allocatable 2500m']]],
@@ -84,7 +120,17 @@ export const nodeFitCases: readonly Case[] = [
   {
     name: 'init containers do not add up: two 2-CPU init containers fit a 2-CPU node',
     input: live({
-      pods: ok([pendingPod('p', requests([{ cpu: '1' }], { initContainers: [{ requests: { cpu: '2' }, sidecar: false }, { requests: { cpu: '2' }, sidecar: false }] }))]),
+      pods: ok([
+        pendingPod(
+          'p',
+          requests([{ cpu: '1' }], {
+            initContainers: [
+              { requests: { cpu: '2' }, sidecar: false },
+              { requests: { cpu: '2' }, sidecar: false },
+            ],
+          }),
+        ),
+      ]),
       nodes: ok([node('two', { cpu: '2' })]),
     }),
     expected: [['NF003', P, ['cpu 2']]],
@@ -100,19 +146,35 @@ export const nodeFitCases: readonly Case[] = [
   {
     name: 'an init container after a sidecar runs beside it',
     input: live({
-      pods: ok([pendingPod('p', requests([{ cpu: '1' }], { initContainers: [{ requests: { cpu: '1' }, sidecar: true }, { requests: { cpu: '4' }, sidecar: false }] }))]),
+      pods: ok([
+        pendingPod(
+          'p',
+          requests([{ cpu: '1' }], {
+            initContainers: [
+              { requests: { cpu: '1' }, sidecar: true },
+              { requests: { cpu: '4' }, sidecar: false },
+            ],
+          }),
+        ),
+      ]),
       nodes: ok([node('four', { cpu: '4' })]),
     }),
     expected: [['NF001', P, ['cpu 5']]],
   },
   {
     name: 'pod overhead is added on top',
-    input: live({ pods: ok([pendingPod('p', requests([{ cpu: '1' }], { overhead: { cpu: '250m' } }))]), nodes: ok([node('one', { cpu: '1' })]) }),
+    input: live({
+      pods: ok([pendingPod('p', requests([{ cpu: '1' }], { overhead: { cpu: '250m' } }))]),
+      nodes: ok([node('one', { cpu: '1' })]),
+    }),
     expected: [['NF001', P, ['cpu 1250m']]],
   },
   {
     name: 'pod-level requests replace the container sum for what they name',
-    input: live({ pods: ok([pendingPod('p', requests([{ cpu: '1' }, { cpu: '1', memory: '1Gi' }], { podLevel: { cpu: '1500m' } }))]), nodes: ok([node('one-and-a-half', { cpu: '1500m', memory: '2Gi' })]) }),
+    input: live({
+      pods: ok([pendingPod('p', requests([{ cpu: '1' }, { cpu: '1', memory: '1Gi' }], { podLevel: { cpu: '1500m' } }))]),
+      nodes: ok([node('one-and-a-half', { cpu: '1500m', memory: '2Gi' })]),
+    }),
     expected: [['NF003', P, ['cpu 1500m, memory 1Gi']]],
   },
   {
@@ -125,7 +187,10 @@ export const nodeFitCases: readonly Case[] = [
   },
   {
     name: 'Unschedulable and no node fits → NF001, not NF002',
-    input: live({ pods: ok([pendingPod('p', requests([{ 'nvidia.com/gpu': '1' }]), { unschedulable: '0/1 nodes are available' })]), nodes: ok([cpuNode]) }),
+    input: live({
+      pods: ok([pendingPod('p', requests([{ 'nvidia.com/gpu': '1' }]), { unschedulable: '0/1 nodes are available' })]),
+      nodes: ok([cpuNode]),
+    }),
     expected: [['NF001', P]],
   },
   {
@@ -147,13 +212,21 @@ export const nodeFitCases: readonly Case[] = [
       ['NF001', 'pod/ns1/engine-0', ['nvidia.com/gpu 9']],
     ],
   },
-  { name: 'no pending install pod → nothing, even when the nodes read failed', input: live({ pods: ok([pod('web')]), nodes: failed('nodes is forbidden') }), expected: [] },
+  {
+    name: 'no pending install pod → nothing, even when the nodes read failed',
+    input: live({ pods: ok([pod('web')]), nodes: failed('nodes is forbidden') }),
+    expected: [],
+  },
   {
     name: 'pending pods and the nodes read failed → API001 Node',
     input: live({ pods: ok([pendingPod('p', undefined)]), nodes: failed('nodes is forbidden') }),
     expected: [['API001', 'Node', ['listing Node objects failed', 'nodes is forbidden']]],
   },
-  { name: 'pods read failed → API001 Pod', input: live({ pods: failed('connection refused') }), expected: [['API001', 'Pod', ['connection refused']]] },
+  {
+    name: 'pods read failed → API001 Pod',
+    input: live({ pods: failed('connection refused') }),
+    expected: [['API001', 'Pod', ['connection refused']]],
+  },
   { name: 'nodes not gathered (offline input) → nothing', input: given({ pods: ok([pendingPod('p', undefined)]) }), expected: [] },
 ];
 

@@ -38,13 +38,26 @@ export const orphanPodCases: readonly Case[] = [
       ['OP001', 'pod/ns1/b'],
     ],
   },
-  { name: 'involved namespace empty → resource pod//name', input: events(event({ namespace: '', name: 'lonely' })), expected: [['OP001', 'pod//lonely']] },
+  {
+    name: 'involved namespace empty → resource pod//name',
+    input: events(event({ namespace: '', name: 'lonely' })),
+    expected: [['OP001', 'pod//lonely']],
+  },
   {
     name: 'mixed list: only the qualifying Events count',
-    input: events(event({ name: 'old', time: ago(DAY + 1) }), event({ name: 'svc', kind: 'Service' }), event({ name: 'ok' }), event({ name: 'other', reason: 'Scheduled' })),
+    input: events(
+      event({ name: 'old', time: ago(DAY + 1) }),
+      event({ name: 'svc', kind: 'Service' }),
+      event({ name: 'ok' }),
+      event({ name: 'other', reason: 'Scheduled' }),
+    ),
     expected: [['OP001', 'pod/ns1/ok']],
   },
-  { name: 'events read failed → API001 Event', input: given({ events: failed('events is forbidden') }), expected: [['API001', 'Event', ['events is forbidden']]] },
+  {
+    name: 'events read failed → API001 Event',
+    input: given({ events: failed('events is forbidden') }),
+    expected: [['API001', 'Event', ['events is forbidden']]],
+  },
   {
     name: 'runs with zero backends',
     input: given({ cacheBackends: ok([]), events: ok([event()]) }),

@@ -52,9 +52,12 @@ describe('parseQuantity: every Kubernetes form, exactly, in nano-units', () => {
     expect((parseQuantity('0.1') ?? 0n) + (parseQuantity('0.2') ?? 0n)).toBe(parseQuantity('300m'));
   });
 
-  it.each(['', 'abc', '1.2.3', '1Kb', '1KiB', 'm', '1 Gi', '1e', '1e1.5', '--1', '1e999', 'Infinity', 'NaN', '0x10'])('%j is not a quantity', (text) => {
-    expect(parseQuantity(text)).toBeUndefined();
-  });
+  it.each(['', 'abc', '1.2.3', '1Kb', '1KiB', 'm', '1 Gi', '1e', '1e1.5', '--1', '1e999', 'Infinity', 'NaN', '0x10'])(
+    '%j is not a quantity',
+    (text) => {
+      expect(parseQuantity(text)).toBeUndefined();
+    },
+  );
 });
 
 describe('formatQuantity', () => {
@@ -91,7 +94,11 @@ describe('effectiveRequests: max(sum(containers) + sidecars, max(init + sidecars
     expect(effectiveRequests({ containers: [{}], initContainers: [] }).size).toBe(0);
   });
   it('adds the overhead and orders cpu, memory, then the rest by name', () => {
-    const got = effectiveRequests({ containers: [{ 'z.io/x': '1', 'nvidia.com/gpu': '1', memory: '1Gi', cpu: '1' }], initContainers: [], overhead: { cpu: '100m', memory: '64Mi' } });
+    const got = effectiveRequests({
+      containers: [{ 'z.io/x': '1', 'nvidia.com/gpu': '1', memory: '1Gi', cpu: '1' }],
+      initContainers: [],
+      overhead: { cpu: '100m', memory: '64Mi' },
+    });
     expect(describeAmounts(got)).toBe('cpu 1100m, memory 1088Mi, nvidia.com/gpu 1, z.io/x 1');
   });
   it('ignores quantities that do not parse', () => {

@@ -23,12 +23,37 @@ const ROW = new Map(ROWS.map((r) => [r.code, r]));
 
 /** R-0.5: upstream's codes and their fixed statuses. */
 const UPSTREAM_STATUS: Readonly<Record<string, string>> = {
-  API001: 'FAIL', SV001: 'FAIL', SV002: 'FAIL', SV003: 'OK',
-  SN001: 'FAIL', SN002: 'WARN', SN003: 'INFO', SN004: 'OK', SN005: 'WARN',
-  PL001: 'FAIL', PL002: 'OK', PL003: 'WARN', PB001: 'FAIL', PB002: 'OK', PB003: 'WARN',
-  CB001: 'WARN', CB002: 'WARN', CB003: 'WARN', CB004: 'WARN', CB005: 'WARN', CB006: 'OK', CB007: 'WARN',
-  EP001: 'WARN', EP002: 'OK', EP003: 'WARN', OP001: 'WARN',
-  CT001: 'WARN', CT002: 'OK', CP001: 'INFO', CP002: 'OK', CP003: 'WARN',
+  API001: 'FAIL',
+  SV001: 'FAIL',
+  SV002: 'FAIL',
+  SV003: 'OK',
+  SN001: 'FAIL',
+  SN002: 'WARN',
+  SN003: 'INFO',
+  SN004: 'OK',
+  SN005: 'WARN',
+  PL001: 'FAIL',
+  PL002: 'OK',
+  PL003: 'WARN',
+  PB001: 'FAIL',
+  PB002: 'OK',
+  PB003: 'WARN',
+  CB001: 'WARN',
+  CB002: 'WARN',
+  CB003: 'WARN',
+  CB004: 'WARN',
+  CB005: 'WARN',
+  CB006: 'OK',
+  CB007: 'WARN',
+  EP001: 'WARN',
+  EP002: 'OK',
+  EP003: 'WARN',
+  OP001: 'WARN',
+  CT001: 'WARN',
+  CT002: 'OK',
+  CP001: 'INFO',
+  CP002: 'OK',
+  CP003: 'WARN',
 };
 
 /** R-0.4: the upstream checks, in run order, with the codes each may carry. */
@@ -107,7 +132,7 @@ describe('the findings the checks make', () => {
     expect(PRODUCED.some((f) => f.code === code)).toBe(true);
   });
 
-  it('every finding carries the status of its code and one of the code\'s checks', () => {
+  it("every finding carries the status of its code and one of the code's checks", () => {
     expect(PRODUCED.length).toBeGreaterThan(0);
     for (const f of PRODUCED) {
       const row = ROW.get(f.code);
@@ -147,7 +172,13 @@ describe('the API001 guard', () => {
 
   it('does not run a check whose required reads or probes were not gathered', () => {
     const seen: string[] = [];
-    const needy = defineCheck({ name: 'Needy', codes: {}, reads: { nodes: 'items' }, probes: { server: 'required' }, judge: () => (seen.push('ran'), []) });
+    const needy = defineCheck({
+      name: 'Needy',
+      codes: {},
+      reads: { nodes: 'items' },
+      probes: { server: 'required' },
+      judge: () => (seen.push('ran'), []),
+    });
     runCheck(needy, given({}));
     expect(seen).toEqual([]);
   });
@@ -170,12 +201,26 @@ function touched(check: Check, input: CheckInput): { reads: string[]; probes: st
 
 function undeclared(check: Check, input: CheckInput): string[] {
   const { reads, probes } = touched(check, input);
-  return [...reads.filter((k) => !(k in check.reads)).map((k) => `state.${k}`), ...probes.filter((k) => !(k in check.probes)).map((k) => `probes.${k}`)];
+  return [
+    ...reads.filter((k) => !(k in check.reads)).map((k) => `state.${k}`),
+    ...probes.filter((k) => !(k in check.probes)).map((k) => `probes.${k}`),
+  ];
 }
 
 describe('declared reads', () => {
   it.each(CHECKS.map((c) => [c.name, c] as const))('%s reads only what it declares, on every table input', (_, check) => {
-    const wide = { ...everythingFailing, state: { ...everythingFailing.state, nodes: ok([]), serviceAccounts: ok([]), networkPolicies: ok([]), pullSecrets: new Map(), scopeNamespace: { kind: 'not-found' }, ownNamespace: { kind: 'not-found' } } } as CheckInput;
+    const wide = {
+      ...everythingFailing,
+      state: {
+        ...everythingFailing.state,
+        nodes: ok([]),
+        serviceAccounts: ok([]),
+        networkPolicies: ok([]),
+        pullSecrets: new Map(),
+        scopeNamespace: { kind: 'not-found' },
+        ownNamespace: { kind: 'not-found' },
+      },
+    } as CheckInput;
     for (const input of [...INPUTS, wide]) expect(undeclared(check as Check, input)).toEqual([]);
   });
 
@@ -200,8 +245,30 @@ describe('the run plan', () => {
   it('gathers what the checks declare; under --config-only nothing for the checks that need the server probes', () => {
     const full = planRun({ configOnly: false });
     const configOnly = planRun({ configOnly: true });
-    expect([...full.reads].sort()).toEqual(['cacheBackends', 'cachePolicies', 'cacheTenants', 'events', 'networkPolicies', 'nodes', 'ownNamespace', 'pods', 'pullSecrets', 'scopeNamespace', 'serviceAccounts']);
-    expect([...configOnly.reads].sort()).toEqual(['cacheBackends', 'cachePolicies', 'cacheTenants', 'events', 'nodes', 'pods', 'pullSecrets', 'scopeNamespace', 'serviceAccounts']);
+    expect([...full.reads].sort()).toEqual([
+      'cacheBackends',
+      'cachePolicies',
+      'cacheTenants',
+      'events',
+      'networkPolicies',
+      'nodes',
+      'ownNamespace',
+      'pods',
+      'pullSecrets',
+      'scopeNamespace',
+      'serviceAccounts',
+    ]);
+    expect([...configOnly.reads].sort()).toEqual([
+      'cacheBackends',
+      'cachePolicies',
+      'cacheTenants',
+      'events',
+      'nodes',
+      'pods',
+      'pullSecrets',
+      'scopeNamespace',
+      'serviceAccounts',
+    ]);
     expect([...full.probes].sort()).toEqual(['dials', 'server']);
     expect([...configOnly.probes]).toEqual([]);
   });

@@ -37,10 +37,16 @@ function routeCases(route: Route): Case[] {
       expected: [[missing, url, ['ECONNREFUSED']]],
     },
     { name: `HTTP 404 → ${missing}`, input: withResult(response(404)), expected: [[missing, url, ['404']]] },
-    ...WIRED.map((status): Case => ({ name: `HTTP ${status} → ${wired}`, input: withResult(response(status)), expected: [[wired, url, [String(status)]]] })),
-    ...UNEXPECTED.map(
-      (status): Case => ({ name: `HTTP ${status} → ${unexpected}`, input: withResult(response(status)), expected: [[unexpected, url, [String(status)]]] }),
-    ),
+    ...WIRED.map((status): Case => ({
+      name: `HTTP ${status} → ${wired}`,
+      input: withResult(response(status)),
+      expected: [[wired, url, [String(status)]]],
+    })),
+    ...UNEXPECTED.map((status): Case => ({
+      name: `HTTP ${status} → ${unexpected}`,
+      input: withResult(response(status)),
+      expected: [[unexpected, url, [String(status)]]],
+    })),
     {
       name: 'resource is the full URL of the located base',
       input: input({

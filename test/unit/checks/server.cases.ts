@@ -5,13 +5,11 @@ import { GRPC_TARGET, input, omit, server, type Case, type CheckTable } from './
 
 const IN_CLUSTER = 'inference-cache-server.inference-cache-system.svc:9090';
 
-const notServing = (['NOT_SERVING', 'UNKNOWN', 'SERVICE_UNKNOWN'] as const satisfies readonly HealthStatus[]).map(
-  (status): Case => ({
-    name: `health ${status} → SV002 naming the status`,
-    input: input({ probes: { server: server({ health: { kind: 'status', status } }) } }),
-    expected: [['SV002', GRPC_TARGET, [status]]],
-  }),
-);
+const notServing = (['NOT_SERVING', 'UNKNOWN', 'SERVICE_UNKNOWN'] as const satisfies readonly HealthStatus[]).map((status): Case => ({
+  name: `health ${status} → SV002 naming the status`,
+  input: input({ probes: { server: server({ health: { kind: 'status', status } }) } }),
+  expected: [['SV002', GRPC_TARGET, [status]]],
+}));
 
 export const serverCases: readonly Case[] = [
   { name: 'config-only (no server probes) → nothing', input: input(), expected: [] },
@@ -22,7 +20,9 @@ export const serverCases: readonly Case[] = [
   },
   {
     name: 'gRPC error → SV001 on the dialled target, carrying the error',
-    input: input({ probes: { server: server({ health: { kind: 'error', error: 'rpc error: code = Unavailable desc = connection refused' } }) } }),
+    input: input({
+      probes: { server: server({ health: { kind: 'error', error: 'rpc error: code = Unavailable desc = connection refused' } }) },
+    }),
     expected: [['SV001', GRPC_TARGET, ['rpc error: code = Unavailable desc = connection refused']]],
   },
   {

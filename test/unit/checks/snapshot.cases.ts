@@ -5,22 +5,18 @@ import { HTTP_BASE, input, omit, response, server, type Case, type CheckTable } 
 const URL = `${HTTP_BASE}/snapshot`;
 const NOT_JSON = /not (valid )?JSON|did not parse/i;
 
-const failingStatuses = [404, 500, 503, 204, 302, 201, 405].map(
-  (status): Case => ({
-    name: `HTTP ${status} → SN001 with the status`,
-    input: input({ probes: { server: server({ snapshot: response(status) }) } }),
-    expected: [['SN001', URL, [String(status)]]],
-  }),
-);
+const failingStatuses = [404, 500, 503, 204, 302, 201, 405].map((status): Case => ({
+  name: `HTTP ${status} → SN001 with the status`,
+  input: input({ probes: { server: server({ snapshot: response(status) }) } }),
+  expected: [['SN001', URL, [String(status)]]],
+}));
 
 const authStatuses = [401, 403].flatMap((status) =>
-  [true, false].map(
-    (tokenSent): Case => ({
-      name: `HTTP ${status}, token ${tokenSent ? 'sent' : 'not sent'} → SN005 only (never SN003)`,
-      input: input({ probes: { server: server({ snapshot: response(status), tokenSent }) } }),
-      expected: [['SN005', URL, [String(status)]]],
-    }),
-  ),
+  [true, false].map((tokenSent): Case => ({
+    name: `HTTP ${status}, token ${tokenSent ? 'sent' : 'not sent'} → SN005 only (never SN003)`,
+    input: input({ probes: { server: server({ snapshot: response(status), tokenSent }) } }),
+    expected: [['SN005', URL, [String(status)]]],
+  })),
 );
 
 export const snapshotCases: readonly Case[] = [
@@ -69,7 +65,9 @@ export const snapshotCases: readonly Case[] = [
   },
   {
     name: '200 too large (1 MiB cap) → SN002 naming that cap',
-    input: input({ probes: { server: server({ snapshot: response(200, { kind: 'too-large', limitBytes: 1024 * 1024 }), tokenSent: false }) } }),
+    input: input({
+      probes: { server: server({ snapshot: response(200, { kind: 'too-large', limitBytes: 1024 * 1024 }), tokenSent: false }) },
+    }),
     expected: [['SN002', URL, [/1 MiB|1048576/], [NOT_JSON]]],
   },
   {

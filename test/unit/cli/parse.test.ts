@@ -51,12 +51,33 @@ describe('doctor flags', () => {
   });
   it('reads every flag, long and short', () => {
     const o = doctor(
-      '--kubeconfig', '/k', '--context', 'c', '-n', 'ns', '--server-endpoint', 'h:1', '--snapshot-token-file', '/t',
-      '-o', 'json', '--no-color', '--config-only', '--timeout', '2m',
+      '--kubeconfig',
+      '/k',
+      '--context',
+      'c',
+      '-n',
+      'ns',
+      '--server-endpoint',
+      'h:1',
+      '--snapshot-token-file',
+      '/t',
+      '-o',
+      'json',
+      '--no-color',
+      '--config-only',
+      '--timeout',
+      '2m',
     );
     expect(o).toEqual({
-      kubeconfig: '/k', context: 'c', namespace: 'ns', serverEndpoint: { host: 'h', grpcPort: '1' }, snapshotTokenFile: '/t',
-      output: 'json', noColor: true, configOnly: true, timeoutMs: 120_000,
+      kubeconfig: '/k',
+      context: 'c',
+      namespace: 'ns',
+      serverEndpoint: { host: 'h', grpcPort: '1' },
+      snapshotTokenFile: '/t',
+      output: 'json',
+      noColor: true,
+      configOnly: true,
+      timeoutMs: 120_000,
     });
     expect(doctor('--namespace=x', '--output=table').namespace).toBe('x');
     expect(doctor('-ojson').output).toBe('json');

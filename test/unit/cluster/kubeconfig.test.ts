@@ -38,7 +38,11 @@ const noHome = { HOME: '/nonexistent-home' };
 
 describe('kubeconfig loading', () => {
   it('uses --kubeconfig first', () => {
-    const kc = loadKubeConfig({ kubeconfig: kubeconfig('https://one:6443'), context: '' }, { ...noHome, KUBECONFIG: kubeconfig('https://two:6443') }, NO_POD);
+    const kc = loadKubeConfig(
+      { kubeconfig: kubeconfig('https://one:6443'), context: '' },
+      { ...noHome, KUBECONFIG: kubeconfig('https://two:6443') },
+      NO_POD,
+    );
     expect(kc.getCurrentCluster()?.server).toBe('https://one:6443');
   });
   it('then $KUBECONFIG', () => {
@@ -59,12 +63,16 @@ describe('kubeconfig loading', () => {
   });
   it('in a pod without a mounted token, says where it looked', () => {
     const env = { ...noHome, KUBERNETES_SERVICE_HOST: '10.0.0.1' };
-    expect(() => loadKubeConfig({ kubeconfig: '', context: '' }, env, NO_POD)).toThrow(`no ServiceAccount token is mounted at ${NO_POD}/token`);
+    expect(() => loadKubeConfig({ kubeconfig: '', context: '' }, env, NO_POD)).toThrow(
+      `no ServiceAccount token is mounted at ${NO_POD}/token`,
+    );
   });
   it('says so when nothing is there at all', () => {
     expect(() => loadKubeConfig({ kubeconfig: '', context: '' }, noHome, NO_POD)).toThrow(/no kubeconfig found/);
   });
   it('refuses a kubeconfig without a current context', () => {
-    expect(() => loadKubeConfig({ kubeconfig: kubeconfig('https://one:6443', ['a'], ''), context: '' }, noHome, NO_POD)).toThrow(/no current context/);
+    expect(() => loadKubeConfig({ kubeconfig: kubeconfig('https://one:6443', ['a'], ''), context: '' }, noHome, NO_POD)).toThrow(
+      /no current context/,
+    );
   });
 });

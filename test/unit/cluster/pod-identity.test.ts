@@ -42,13 +42,26 @@ describe('readDoctorPod', () => {
     expect(await readDoctorPod({ namespace: '', name: 'p' }, file)).toBeUndefined();
   });
   it('POD_NAMESPACE, POD_NAME and a readable file: namespace, name and labels', async () => {
-    expect(await readDoctorPod({ namespace: 'tools', name: 'doctor-test' }, file)).toEqual({ namespace: 'tools', name: 'doctor-test', labelsFile: file, labels: { app: 'doctor' } });
+    expect(await readDoctorPod({ namespace: 'tools', name: 'doctor-test' }, file)).toEqual({
+      namespace: 'tools',
+      name: 'doctor-test',
+      labelsFile: file,
+      labels: { app: 'doctor' },
+    });
   });
   it('without POD_NAME the pod has no name, so none of the pods read is taken for it', async () => {
-    expect(await readDoctorPod({ namespace: 'tools', name: '' }, file)).toEqual({ namespace: 'tools', labelsFile: file, labels: { app: 'doctor' } });
+    expect(await readDoctorPod({ namespace: 'tools', name: '' }, file)).toEqual({
+      namespace: 'tools',
+      labelsFile: file,
+      labels: { app: 'doctor' },
+    });
   });
   it('an unreadable file leaves the labels unknown, with the reason', async () => {
-    expect(await readDoctorPod({ namespace: 'ns' }, join(dir, 'missing'))).toEqual({ namespace: 'ns', labelsFile: join(dir, 'missing'), labelsError: 'ENOENT' });
+    expect(await readDoctorPod({ namespace: 'ns' }, join(dir, 'missing'))).toEqual({
+      namespace: 'ns',
+      labelsFile: join(dir, 'missing'),
+      labelsError: 'ENOENT',
+    });
     expect(await readDoctorPod({ namespace: 'ns' }, dir)).toMatchObject({ labelsError: 'EISDIR' });
   });
 });

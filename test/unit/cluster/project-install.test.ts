@@ -20,17 +20,29 @@ describe('Pod projection: the facts of NodeFit, ImagePullability and NetworkPoli
       resources: { requests: { memory: '2Gi' } },
       initContainers: [
         { name: 'setup', resources: { requests: { cpu: '2' } } },
-        { name: 'sidecar', restartPolicy: 'Always', resources: { limits: { cpu: '100m' } }, ports: [{ name: 'metrics', containerPort: 9100 }] },
+        {
+          name: 'sidecar',
+          restartPolicy: 'Always',
+          resources: { limits: { cpu: '100m' } },
+          ports: [{ name: 'metrics', containerPort: 9100 }],
+        },
       ],
       containers: [
-        { name: 'engine', resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '4', 'nvidia.com/gpu': 1 } }, ports: [{ name: 'snapshot', containerPort: 8081 }, { containerPort: 80 }, { name: 'dns', containerPort: 53, protocol: 'UDP' }] },
+        {
+          name: 'engine',
+          resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '4', 'nvidia.com/gpu': 1 } },
+          ports: [{ name: 'snapshot', containerPort: 8081 }, { containerPort: 80 }, { name: 'dns', containerPort: 53, protocol: 'UDP' }],
+        },
       ],
     },
     status: {
       phase: 'Pending',
       conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available' }],
       initContainerStatuses: [{ name: 'setup', image: 'setup:v1', state: { waiting: { reason: 'ErrImagePull', message: 'denied' } } }],
-      containerStatuses: [{ name: 'engine', image: 'engine:v1', state: { waiting: { reason: 'PodInitializing' } } }, { name: 'x', state: { running: {} } }],
+      containerStatuses: [
+        { name: 'engine', image: 'engine:v1', state: { waiting: { reason: 'PodInitializing' } } },
+        { name: 'x', state: { running: {} } },
+      ],
     },
   };
 
@@ -71,11 +83,20 @@ describe('Pod projection: the facts of NodeFit, ImagePullability and NetworkPoli
     expect(withCondition({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' })).toBe('');
   });
   it('leaves every new field out when the object has none (a pod requesting nothing has no requests)', () => {
-    expect(projectPod({ metadata: meta, spec: { containers: [{ name: 'c', resources: {} }] }, status: {} })).toEqual({ ...meta, labels: {}, annotations: {} });
+    expect(projectPod({ metadata: meta, spec: { containers: [{ name: 'c', resources: {} }] }, status: {} })).toEqual({
+      ...meta,
+      labels: {},
+      annotations: {},
+    });
   });
   it('reads the deprecated spec.serviceAccount and tolerates malformed fields', () => {
-    expect(projectPod({ metadata: meta, spec: { serviceAccount: 'old', containers: 'nope', imagePullSecrets: 'x' }, status: { phase: 3 } })).toEqual({
-      ...meta, labels: {}, annotations: {}, serviceAccountName: 'old',
+    expect(
+      projectPod({ metadata: meta, spec: { serviceAccount: 'old', containers: 'nope', imagePullSecrets: 'x' }, status: { phase: 3 } }),
+    ).toEqual({
+      ...meta,
+      labels: {},
+      annotations: {},
+      serviceAccountName: 'old',
     });
   });
 });
@@ -86,21 +107,38 @@ describe('Node projection', () => {
       projectNode({
         metadata: { name: 'gpu-1' },
         spec: { unschedulable: true },
-        status: { allocatable: { cpu: '8', 'nvidia.com/gpu': '4' }, conditions: [{ type: 'MemoryPressure', status: 'False' }, { type: 'Ready', status: 'True' }] },
+        status: {
+          allocatable: { cpu: '8', 'nvidia.com/gpu': '4' },
+          conditions: [
+            { type: 'MemoryPressure', status: 'False' },
+            { type: 'Ready', status: 'True' },
+          ],
+        },
       }),
     ).toEqual({ name: 'gpu-1', ready: true, unschedulable: true, allocatable: { cpu: '8', 'nvidia.com/gpu': '4' } });
   });
   it('a node without a Ready=True condition is not ready', () => {
-    expect(projectNode({ metadata: { name: 'n' }, status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } })).toEqual({ name: 'n', ready: false, unschedulable: false, allocatable: {} });
+    expect(projectNode({ metadata: { name: 'n' }, status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } })).toEqual({
+      name: 'n',
+      ready: false,
+      unschedulable: false,
+      allocatable: {},
+    });
     expect(projectNode(null)).toEqual({ name: '', ready: false, unschedulable: false, allocatable: {} });
   });
 });
 
 describe('pull secret projection: type and shape, never content', () => {
-  const secret = (type: string | undefined, data: Record<string, string> | undefined) => projectPullSecret({ metadata: meta, ...(type === undefined ? {} : { type }), ...(data === undefined ? {} : { data }) });
+  const secret = (type: string | undefined, data: Record<string, string> | undefined) =>
+    projectPullSecret({ metadata: meta, ...(type === undefined ? {} : { type }), ...(data === undefined ? {} : { data }) });
   const json = 'kubernetes.io/dockerconfigjson';
   it.each([
-    ['valid', json, { '.dockerconfigjson': b64('{"auths":{"a.test":{"auth":"eDp5"},"b.test":{}}}') }, { kind: 'credentials', key: '.dockerconfigjson', registries: 2 }],
+    [
+      'valid',
+      json,
+      { '.dockerconfigjson': b64('{"auths":{"a.test":{"auth":"eDp5"},"b.test":{}}}') },
+      { kind: 'credentials', key: '.dockerconfigjson', registries: 2 },
+    ],
     ['no auths', json, { '.dockerconfigjson': b64('{"credsStore":"desktop"}') }, { kind: 'no-auths', key: '.dockerconfigjson' }],
     ['auths not an object', json, { '.dockerconfigjson': b64('{"auths":[]}') }, { kind: 'no-auths', key: '.dockerconfigjson' }],
     ['not JSON', json, { '.dockerconfigjson': b64('{"auths":') }, { kind: 'not-json', key: '.dockerconfigjson' }],
@@ -108,7 +146,12 @@ describe('pull secret projection: type and shape, never content', () => {
     ['JSON array', json, { '.dockerconfigjson': b64('[1]') }, { kind: 'not-object', key: '.dockerconfigjson' }],
     ['no key', json, { other: b64('{}') }, { kind: 'no-key', key: '.dockerconfigjson' }],
     ['no data', json, undefined, { kind: 'no-key', key: '.dockerconfigjson' }],
-    ['legacy dockercfg', 'kubernetes.io/dockercfg', { '.dockercfg': b64('{"a.test":{"auth":"eDp5"}}') }, { kind: 'credentials', key: '.dockercfg', registries: 1 }],
+    [
+      'legacy dockercfg',
+      'kubernetes.io/dockercfg',
+      { '.dockercfg': b64('{"a.test":{"auth":"eDp5"}}') },
+      { kind: 'credentials', key: '.dockercfg', registries: 1 },
+    ],
     ['Opaque', 'Opaque', { '.dockerconfigjson': b64('{"auths":{}}') }, { kind: 'not-applicable' }],
   ])('%s', (_name, type, data, content) => {
     expect(secret(type, data)).toEqual({ kind: 'found', type, content });
@@ -120,7 +163,13 @@ describe('pull secret projection: type and shape, never content', () => {
 
 describe('ServiceAccount projection', () => {
   it('keeps the pull secret names', () => {
-    expect(projectServiceAccount({ metadata: meta, imagePullSecrets: [{ name: 'a' }, { name: 'b' }, { nope: 1 }], secrets: [{ name: 'token' }] })).toEqual({ ...meta, imagePullSecrets: ['a', 'b'] });
+    expect(
+      projectServiceAccount({
+        metadata: meta,
+        imagePullSecrets: [{ name: 'a' }, { name: 'b' }, { nope: 1 }],
+        secrets: [{ name: 'token' }],
+      }),
+    ).toEqual({ ...meta, imagePullSecrets: ['a', 'b'] });
   });
 });
 
@@ -135,7 +184,11 @@ describe('NetworkPolicy projection', () => {
           ingress: [
             {},
             {
-              from: [{ podSelector: {} }, { namespaceSelector: { matchLabels: { team: 'ops' } }, podSelector: { matchLabels: { app: 'doctor' } } }, { ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }],
+              from: [
+                { podSelector: {} },
+                { namespaceSelector: { matchLabels: { team: 'ops' } }, podSelector: { matchLabels: { app: 'doctor' } } },
+                { ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } },
+              ],
               ports: [{ port: 8081 }, { protocol: 'TCP', port: 'snapshot' }, { protocol: 'UDP' }, { port: 8000, endPort: 8100 }],
             },
           ],
@@ -151,7 +204,10 @@ describe('NetworkPolicy projection', () => {
         {
           from: [
             { podSelector: { matchLabels: {}, matchExpressions: [] } },
-            { podSelector: { matchLabels: { app: 'doctor' }, matchExpressions: [] }, namespaceSelector: { matchLabels: { team: 'ops' }, matchExpressions: [] } },
+            {
+              podSelector: { matchLabels: { app: 'doctor' }, matchExpressions: [] },
+              namespaceSelector: { matchLabels: { team: 'ops' }, matchExpressions: [] },
+            },
             { ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } },
           ],
           ports: [
@@ -165,7 +221,11 @@ describe('NetworkPolicy projection', () => {
     });
   });
   it('absent policyTypes stay absent (Ingress implied) and an absent podSelector selects everything', () => {
-    expect(projectNetworkPolicy({ metadata: meta, spec: {} })).toEqual({ ...meta, podSelector: { matchLabels: {}, matchExpressions: [] }, ingress: [] });
+    expect(projectNetworkPolicy({ metadata: meta, spec: {} })).toEqual({
+      ...meta,
+      podSelector: { matchLabels: {}, matchExpressions: [] },
+      ingress: [],
+    });
   });
 });
 
@@ -176,7 +236,11 @@ describe('install pods and their pull secrets', () => {
   const pods = [
     pod('server', { ...install, 'app.kubernetes.io/component': 'server' }, { imagePullSecrets: [{ name: 'shared' }] }),
     pod('controller', { ...install, 'app.kubernetes.io/component': 'controller' }, { serviceAccountName: 'ctrl' }),
-    pod('redis', { ...install, 'app.kubernetes.io/component': 'redis' }, { imagePullSecrets: [{ name: 'shared' }, { name: 'redis-pull' }] }),
+    pod(
+      'redis',
+      { ...install, 'app.kubernetes.io/component': 'redis' },
+      { imagePullSecrets: [{ name: 'shared' }, { name: 'redis-pull' }] },
+    ),
     pod('engine', { app: 'engine' }, { imagePullSecrets: [{ name: 'engine-pull' }] }),
     pod('web', { app: 'web' }, { imagePullSecrets: [{ name: 'web-pull' }] }),
     pod('done', { ...install }, { imagePullSecrets: [{ name: 'old-pull' }] }, 'Succeeded'),

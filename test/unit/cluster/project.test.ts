@@ -7,7 +7,10 @@ describe('CacheBackend projection', () => {
   it('reads the current status shape', () => {
     const b = projectCacheBackend({
       metadata: meta,
-      spec: { engineSelector: { matchLabels: { app: 'engine' } }, remoteStorage: { ownership: 'Managed', endpoint: 'spec-is-never-read:1' } },
+      spec: {
+        engineSelector: { matchLabels: { app: 'engine' } },
+        remoteStorage: { ownership: 'Managed', endpoint: 'spec-is-never-read:1' },
+      },
       status: {
         conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: 'm' }],
         matchedEnginePods: 0,
@@ -42,36 +45,66 @@ describe('CacheBackend projection', () => {
     expect(projectCacheBackend({ metadata: meta, status: { indexParticipation: {} } }).indexParticipation).toEqual({});
   });
   it('reads fields of the wrong type as absent instead of crashing', () => {
-    const b = projectCacheBackend({ metadata: { name: 7 }, spec: 'x', status: { conditions: 'nope', matchedEnginePods: '2', remoteStorage: [] } });
+    const b = projectCacheBackend({
+      metadata: { name: 7 },
+      spec: 'x',
+      status: { conditions: 'nope', matchedEnginePods: '2', remoteStorage: [] },
+    });
     expect(b).toEqual({ namespace: '', name: '', uid: '', conditions: [] });
     expect(projectCacheBackend(null)).toEqual({ namespace: '', name: '', uid: '', conditions: [] });
   });
 });
 
 describe('Event projection (core/v1 view)', () => {
-  const base = { metadata: { creationTimestamp: '2026-01-01T00:00:00Z' }, reason: 'R', message: 'msg', involvedObject: { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'pu' } };
+  const base = {
+    metadata: { creationTimestamp: '2026-01-01T00:00:00Z' },
+    reason: 'R',
+    message: 'msg',
+    involvedObject: { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'pu' },
+  };
   it.each([
-    ['series.lastObservedTime first', { series: { lastObservedTime: '2026-01-04T00:00:00Z' }, lastTimestamp: '2026-01-03T00:00:00Z', eventTime: '2026-01-02T00:00:00Z' }, '2026-01-04T00:00:00Z'],
+    [
+      'series.lastObservedTime first',
+      { series: { lastObservedTime: '2026-01-04T00:00:00Z' }, lastTimestamp: '2026-01-03T00:00:00Z', eventTime: '2026-01-02T00:00:00Z' },
+      '2026-01-04T00:00:00Z',
+    ],
     ['then lastTimestamp', { lastTimestamp: '2026-01-03T00:00:00Z', eventTime: '2026-01-02T00:00:00Z' }, '2026-01-03T00:00:00Z'],
-    ['then eventTime (events.k8s.io recorders set only this)', { lastTimestamp: null, eventTime: '2026-01-02T00:00:00.000000Z' }, '2026-01-02T00:00:00.000000Z'],
+    [
+      'then eventTime (events.k8s.io recorders set only this)',
+      { lastTimestamp: null, eventTime: '2026-01-02T00:00:00.000000Z' },
+      '2026-01-02T00:00:00.000000Z',
+    ],
     ['then creationTimestamp', {}, '2026-01-01T00:00:00Z'],
   ])('time: %s', (_name, extra, time) => {
     expect(projectEvent({ ...base, ...extra }).time).toBe(time);
   });
   it('takes the involved object and the message', () => {
-    expect(projectEvent(base)).toEqual({ reason: 'R', message: 'msg', time: '2026-01-01T00:00:00Z', involved: { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'pu' } });
+    expect(projectEvent(base)).toEqual({
+      reason: 'R',
+      message: 'msg',
+      time: '2026-01-01T00:00:00Z',
+      involved: { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'pu' },
+    });
   });
 });
 
 describe('Pod and CacheTenant projections', () => {
   it('keeps only string labels and annotations', () => {
     expect(projectPod({ metadata: { ...meta, labels: { a: 'b', n: 1 }, annotations: { x: 'y' } }, spec: { containers: [] } })).toEqual({
-      ...meta, labels: { a: 'b' }, annotations: { x: 'y' },
+      ...meta,
+      labels: { a: 'b' },
+      annotations: { x: 'y' },
     });
   });
   it('reads tenant quota and entries, absent when missing', () => {
-    expect(projectCacheTenant({ metadata: meta, spec: { tenantID: 't', quota: { maxIndexEntries: 10 } }, status: { indexEntries: 12 } })).toEqual({
-      ...meta, tenantID: 't', maxIndexEntries: 10, indexEntries: 12, conditions: [],
+    expect(
+      projectCacheTenant({ metadata: meta, spec: { tenantID: 't', quota: { maxIndexEntries: 10 } }, status: { indexEntries: 12 } }),
+    ).toEqual({
+      ...meta,
+      tenantID: 't',
+      maxIndexEntries: 10,
+      indexEntries: 12,
+      conditions: [],
     });
     expect(projectCacheTenant({ metadata: meta, spec: { tenantID: 't' } })).toEqual({ ...meta, tenantID: 't', conditions: [] });
   });

@@ -5,9 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { readBearerToken, type TokenFiles } from '../../../src/probes/token.ts';
 
 /** A pod's token files in a fresh directory, with the given contents (absent when not given). */
-function pod(files: { controller?: string; serviceAccount?: string; [other: string]: string | undefined }): { dir: string; files: TokenFiles } {
+function pod(files: { controller?: string; serviceAccount?: string; [other: string]: string | undefined }): {
+  dir: string;
+  files: TokenFiles;
+} {
   const dir = mkdtempSync(join(tmpdir(), 'icd-token-'));
-  const paths: TokenFiles = { controllerToken: join(dir, 'controller-token/token'), serviceAccountToken: join(dir, 'serviceaccount/token') };
+  const paths: TokenFiles = {
+    controllerToken: join(dir, 'controller-token/token'),
+    serviceAccountToken: join(dir, 'serviceaccount/token'),
+  };
   for (const [name, content] of Object.entries(files)) {
     if (content === undefined) continue;
     const path = name === 'controller' ? paths.controllerToken : name === 'serviceAccount' ? paths.serviceAccountToken : join(dir, name);
@@ -19,7 +25,9 @@ function pod(files: { controller?: string; serviceAccount?: string; [other: stri
 
 describe('the /snapshot bearer token', () => {
   it('defaults to the controller-audience token when it is mounted (deviation 5)', async () => {
-    expect(await readBearerToken(undefined, pod({ controller: 'controller\n', serviceAccount: 'serviceaccount' }).files)).toEqual({ token: 'controller' });
+    expect(await readBearerToken(undefined, pod({ controller: 'controller\n', serviceAccount: 'serviceaccount' }).files)).toEqual({
+      token: 'controller',
+    });
   });
   it('falls back to the ServiceAccount token', async () => {
     expect(await readBearerToken(undefined, pod({ serviceAccount: 'serviceaccount' }).files)).toEqual({ token: 'serviceaccount' });

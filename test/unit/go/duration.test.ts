@@ -46,7 +46,6 @@ describe('formatGoDuration after roundToSecondMs (ages in messages)', () => {
   });
 });
 
-
 describe('formatGoDuration (Go Duration.String, exact)', () => {
   it.each<[number, string]>([
     [0, '0s'],
@@ -76,8 +75,19 @@ describe('formatGoDuration (Go Duration.String, exact)', () => {
 
 describe('parseGoDuration (Go time.ParseDuration, in ms)', () => {
   it.each([
-    ['500ms', 500], ['30s', 30_000], ['2m', 120_000], ['1h30m', 5_400_000], ['1.5s', 1500], ['0', 0], ['-2s', -2000],
-    ['+3s', 3000], ['1m30.5s', 90_500], ['250us', 0.25], ['250µs', 0.25], ['100ns', 0.0001], ['.5s', 500],
+    ['500ms', 500],
+    ['30s', 30_000],
+    ['2m', 120_000],
+    ['1h30m', 5_400_000],
+    ['1.5s', 1500],
+    ['0', 0],
+    ['-2s', -2000],
+    ['+3s', 3000],
+    ['1m30.5s', 90_500],
+    ['250us', 0.25],
+    ['250µs', 0.25],
+    ['100ns', 0.0001],
+    ['.5s', 500],
   ])('%s is %d ms', (text, ms) => expect(parseGoDuration(text)).toBeCloseTo(ms, 6));
   it.each(['30', '', 's', '1x', '1.s5', '5 s', '1h 30m', '--1s', '.s', 'abc'])('%j is refused', (text) => {
     expect(parseGoDuration(text)).toBeUndefined();

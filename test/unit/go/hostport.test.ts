@@ -51,7 +51,11 @@ describe('joinHostPort', () => {
   });
 
   it('round-trips', () => {
-    for (const [host, port] of [['::1', '1'], ['h', '2'], ['fe80::1%lo', '3']] as const) {
+    for (const [host, port] of [
+      ['::1', '1'],
+      ['h', '2'],
+      ['fe80::1%lo', '3'],
+    ] as const) {
       expect(splitHostPort(joinHostPort(host, port))).toEqual({ ok: true, host, port });
     }
   });

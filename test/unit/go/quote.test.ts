@@ -47,7 +47,6 @@ describe('goQuoteList (Go %q of []string)', () => {
   });
 });
 
-
 describe('goUnquote (Go strconv.Unquote of a double-quoted string)', () => {
   it.each<[string, string]>([
     [String.raw`""`, ''],

@@ -24,7 +24,6 @@ describe('goFields (Go strings.Fields)', () => {
   });
 });
 
-
 describe('goTrimSpace (Go strings.TrimSpace)', () => {
   it.each<[string, string]>([
     ['  token\n', 'token'],

@@ -125,7 +125,11 @@ describe('probeSnapshot (GET /snapshot)', () => {
   it('200 whose body stalls past the deadline → read-error naming the deadline', async () => {
     server.setRoute('/snapshot', { kind: 'stall-mid-body' });
     const started = performance.now();
-    expect(await get({ deadlineMs: 300 })).toEqual({ kind: 'response', status: 200, body: { kind: 'read-error', error: 'no answer within 300ms' } });
+    expect(await get({ deadlineMs: 300 })).toEqual({
+      kind: 'response',
+      status: 200,
+      body: { kind: 'read-error', error: 'no answer within 300ms' },
+    });
     expectEndedOnBudget(performance.now() - started, 300);
   });
 
@@ -167,7 +171,8 @@ describe('probeSnapshot (GET /snapshot)', () => {
   });
 
   it('nine redirects are followed', async () => {
-    for (let i = 0; i < 9; i++) server.setRoute(i === 0 ? '/snapshot' : `/r${i}`, { kind: 'redirect', status: 301, location: `/r${i + 1}` });
+    for (let i = 0; i < 9; i++)
+      server.setRoute(i === 0 ? '/snapshot' : `/r${i}`, { kind: 'redirect', status: 301, location: `/r${i + 1}` });
     server.setRoute('/r9', { kind: 'answer', status: 200, body: '{}' });
     expect(await get()).toEqual({ kind: 'response', status: 200, body: { kind: 'json' } });
     expect(server.requests).toHaveLength(10);
@@ -206,7 +211,9 @@ describe('probeSnapshot (GET /snapshot)', () => {
   });
 
   it('a scheme other than http(s) → transport-error', async () => {
-    expect(transportError(await probeSnapshot('ftp://127.0.0.1:21/snapshot', { deadlineMs: DEADLINE }))).toContain('unsupported protocol scheme');
+    expect(transportError(await probeSnapshot('ftp://127.0.0.1:21/snapshot', { deadlineMs: DEADLINE }))).toContain(
+      'unsupported protocol scheme',
+    );
   });
 
   it('an empty host means this machine', async () => {
@@ -306,7 +313,10 @@ describe('probeRoute (HEAD /policy, /probe)', () => {
 
   it('a redirect loop → transport-error', async () => {
     server.setRoute('/probe', { kind: 'redirect-loop', status: 307 });
-    expect(await probeRoute(server.url('/probe'), { deadlineMs: DEADLINE })).toEqual({ kind: 'transport-error', error: 'stopped after 10 redirects' });
+    expect(await probeRoute(server.url('/probe'), { deadlineMs: DEADLINE })).toEqual({
+      kind: 'transport-error',
+      error: 'stopped after 10 redirects',
+    });
   });
 
   it('never sends Authorization and does not ask for gzip', async () => {
@@ -333,7 +343,10 @@ describe('probeRoute (HEAD /policy, /probe)', () => {
   it('a server that never answers → transport-error within the deadline', async () => {
     server.setRoute('/probe', { kind: 'hang' });
     const started = performance.now();
-    expect(await probeRoute(server.url('/probe'), { deadlineMs: 300 })).toEqual({ kind: 'transport-error', error: 'no answer within 300ms' });
+    expect(await probeRoute(server.url('/probe'), { deadlineMs: 300 })).toEqual({
+      kind: 'transport-error',
+      error: 'no answer within 300ms',
+    });
     expectEndedOnBudget(performance.now() - started, 300);
   });
 });

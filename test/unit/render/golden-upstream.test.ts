@@ -29,9 +29,27 @@ const IN_CI = process.env.CI === 'true';
 
 /** The five findings of upstream's TestRenderGolden (stand-in messages), in emission order. */
 const findings: readonly Finding[] = [
-  { code: 'SV001', status: 'FAIL', check: 'ServerReachability', resource: 'host:9090', message: 'gRPC health check failed: connection refused' },
-  { code: 'CB002', status: 'WARN', check: 'CacheBackendHealth', resource: 'cachebackend/ns1/bad', message: 'status.matchedEnginePods is 0 (LikelySelectorMismatch)' },
-  { code: 'CP001', status: 'INFO', check: 'CachePolicyCoverage', resource: 'namespace/ns1', message: 'no CachePolicy \u2014 server defaults apply' },
+  {
+    code: 'SV001',
+    status: 'FAIL',
+    check: 'ServerReachability',
+    resource: 'host:9090',
+    message: 'gRPC health check failed: connection refused',
+  },
+  {
+    code: 'CB002',
+    status: 'WARN',
+    check: 'CacheBackendHealth',
+    resource: 'cachebackend/ns1/bad',
+    message: 'status.matchedEnginePods is 0 (LikelySelectorMismatch)',
+  },
+  {
+    code: 'CP001',
+    status: 'INFO',
+    check: 'CachePolicyCoverage',
+    resource: 'namespace/ns1',
+    message: 'no CachePolicy \u2014 server defaults apply',
+  },
   { code: 'SV003', status: 'OK', check: 'ServerReachability', resource: 'host:9090', message: 'gRPC health check reports SERVING' },
   // Upstream uses a code and a check that do not exist, to cover a finding without a resource.
   { code: 'EP000', status: 'OK', check: 'Summary', message: 'cluster-wide note with no resource' } as unknown as Finding,

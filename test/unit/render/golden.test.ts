@@ -60,7 +60,9 @@ describe('renderers match test/golden', () => {
       return;
     }
     if (!fs.existsSync(target)) {
-      throw new Error(`${target} is missing; create it with UPDATE_GOLDEN=1 npx vitest run ${path.relative(process.cwd(), import.meta.filename)}`);
+      throw new Error(
+        `${target} is missing; create it with UPDATE_GOLDEN=1 npx vitest run ${path.relative(process.cwd(), import.meta.filename)}`,
+      );
     }
     expect(got).toBe(fs.readFileSync(target, 'utf8'));
   });

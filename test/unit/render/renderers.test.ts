@@ -9,9 +9,7 @@ const empty = makeReport([]);
 
 describe('renderHuman', () => {
   it('empty report: header, blank line, summary', () => {
-    expect(renderHuman(empty, { color: false })).toBe(
-      'inferencecache doctor\n\nSummary: 0 OK, 0 INFO, 0 WARN, 0 FAIL  (exit 0)\n',
-    );
+    expect(renderHuman(empty, { color: false })).toBe('inferencecache doctor\n\nSummary: 0 OK, 0 INFO, 0 WARN, 0 FAIL  (exit 0)\n');
   });
 
   it('groups by severity (FAIL, WARN, INFO, OK) keeping emission order within a section', () => {
@@ -100,10 +98,7 @@ describe('renderTable', () => {
   });
 
   it('rows in emission order, "-" for no resource, whitespace collapsed', () => {
-    const report = makeReport([
-      cb('CB006', 'cachebackend/a/one', '  all\tgood \n now  '),
-      sv('SV001', undefined, 'down'),
-    ]);
+    const report = makeReport([cb('CB006', 'cachebackend/a/one', '  all\tgood \n now  '), sv('SV001', undefined, 'down')]);
     expect(renderTable(report)).toBe(
       'STATUS  CODE   CHECK               RESOURCE            MESSAGE\n' +
         'OK      CB006  CacheBackendHealth  cachebackend/a/one  all good now\n' +

@@ -98,12 +98,29 @@ describe('terminationSummary: the 4 KiB bound', () => {
 });
 
 describe('terminationSummary: dropping in order when even the codes do not fit', () => {
-  const report = makeReport([finding('SN001'), finding('API001', 'Pod'), finding('CB001', 'cachebackend/a/b'), finding('CB002', 'cachebackend/a/c')]);
+  const report = makeReport([
+    finding('SN001'),
+    finding('API001', 'Pod'),
+    finding('CB001', 'cachebackend/a/b'),
+    finding('CB002', 'cachebackend/a/c'),
+  ]);
   const header = 'inferencecache doctor: exit 2; 2 FAIL, 2 WARN, 0 INFO, 0 OK';
   const cases: { name: string; maxBytes: number; want: string }[] = [
-    { name: 'room for everything', maxBytes: 4096, want: `${header}\nFAIL SN001 (1)\nFAIL API001 (1): Pod\nWARN CB001 (1): cachebackend/a/b\nWARN CB002 (1): cachebackend/a/c\n` },
-    { name: 'WARN resources go first', maxBytes: 150, want: `${header}\nFAIL SN001 (1)\nFAIL API001 (1): Pod\nWARN CB001 (1): cachebackend/a/b\nWARN CB002 (1)\n` },
-    { name: 'then WARN codes fold into one line', maxBytes: 120, want: `${header}\nFAIL SN001 (1)\nFAIL API001 (1): Pod\nWARN codes: CB001 CB002\n` },
+    {
+      name: 'room for everything',
+      maxBytes: 4096,
+      want: `${header}\nFAIL SN001 (1)\nFAIL API001 (1): Pod\nWARN CB001 (1): cachebackend/a/b\nWARN CB002 (1): cachebackend/a/c\n`,
+    },
+    {
+      name: 'WARN resources go first',
+      maxBytes: 150,
+      want: `${header}\nFAIL SN001 (1)\nFAIL API001 (1): Pod\nWARN CB001 (1): cachebackend/a/b\nWARN CB002 (1)\n`,
+    },
+    {
+      name: 'then WARN codes fold into one line',
+      maxBytes: 120,
+      want: `${header}\nFAIL SN001 (1)\nFAIL API001 (1): Pod\nWARN codes: CB001 CB002\n`,
+    },
     { name: 'then FAIL resources go', maxBytes: 117, want: `${header}\nFAIL SN001 (1)\nFAIL API001 (1)\nWARN codes: CB001 CB002\n` },
     { name: 'then FAIL codes fold too', maxBytes: 110, want: `${header}\nFAIL codes: SN001 API001\nWARN codes: CB001 CB002\n` },
     { name: 'last, the text is cut', maxBytes: 80, want: `${header}\nFAIL codes: SN001 API001\nWARN codes: CB001 CB002\n`.slice(0, 80) },
