@@ -4,6 +4,7 @@
 // use), starts the control plane, applies the sample install with the reference cache-plane server,
 // adds a namespace of broken objects (and an engine pod no node can hold), runs `inferencecache doctor`
 // with human output as an operator would, tears everything down and exits with the doctor's exit code.
+import { describeError } from '../src/text/errors.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +40,9 @@ function step(text: string): void {
 function runOrExit(command: string, args: string[]): void {
   const result = spawnSync(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) {
-    process.stderr.write(`demo: ${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})\n`);
+    process.stderr.write(
+      `demo: ${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? 'by a signal'}`})\n`,
+    );
     process.exit(1);
   }
 }
@@ -180,7 +183,7 @@ async function main(): Promise<number> {
 main().then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`demo: ${describeError(err)}\n`);
     process.exit(1);
   },
 );

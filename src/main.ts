@@ -1,3 +1,4 @@
+import { describeError } from './text/errors.ts';
 import { existsSync, writeFileSync } from 'node:fs';
 import { codeTable } from './checks/codes.ts';
 import { UsageError } from './cli/options.ts';
@@ -90,7 +91,7 @@ main().then(
   (code) => process.exit(code),
   async (err: unknown) => {
     const known = err instanceof UsageError || err instanceof KubeConfigError;
-    const text = err instanceof Error ? err.message : String(err);
+    const text = describeError(err);
     const line = `error: ${known ? text : `unexpected failure: ${text}`}\n`;
     await write(process.stderr, line);
     await writeTerminationMessage(line);

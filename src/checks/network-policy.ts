@@ -275,7 +275,8 @@ function unanswered(results: readonly (readonly [string, HttpResult | undefined]
 /** `GET /snapshot and HEAD /policy to http://h:8081 got no HTTP answer (first error)`. */
 function describeTrigger(failed: readonly { route: string; error: string }[], base: string): string {
   const routes = failed.map((f) => f.route);
-  const listed = routes.length === 1 ? routes[0] : `${routes.slice(0, -1).join(', ')} and ${routes[routes.length - 1]}`;
+  const last = routes.at(-1) ?? '';
+  const listed = routes.length === 1 ? last : `${routes.slice(0, -1).join(', ')} and ${last}`;
   return `${listed} to ${base} got no HTTP answer (${failed[0]?.error ?? 'no error recorded'})`;
 }
 

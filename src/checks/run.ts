@@ -18,13 +18,16 @@ export interface CheckInput {
   readonly self?: DoctorPod;
 }
 
-/** A declared `items` read that failed, met while a check was judging. */
-class ReadFailed {
+/**
+ * A declared `items` read that failed, met while a check was judging. It unwinds the judge to the
+ * runner, which turns it into API001; it never leaves `runCheck`.
+ */
+class ReadFailed extends Error {
+  override readonly name = 'ReadFailed';
   readonly read: ReadName;
-  readonly error: string;
   constructor(read: ReadName, error: string) {
+    super(`listing ${READS[read].kind} objects failed: ${error}`);
     this.read = read;
-    this.error = error;
   }
 }
 
@@ -63,14 +66,7 @@ function stateView(reads: ReadDeclaration, state: ClusterState): ClusterState {
 
 /** API001 for a failed `items` read, naming the Kind that could not be listed. */
 function readFailedFinding(check: Check, failure: ReadFailed): Finding {
-  const { kind } = READS[failure.read];
-  return {
-    code: 'API001',
-    status: API001.status,
-    check: check.name,
-    resource: kind,
-    message: `listing ${kind} objects failed: ${failure.error}`,
-  };
+  return { code: 'API001', status: API001.status, check: check.name, resource: READS[failure.read].kind, message: failure.message };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { describeError } from '../text/errors.ts';
 import { parseArgs } from 'node:util';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/render/index.ts';
 import { parseGoDuration } from '../go/duration.ts';
@@ -57,7 +58,7 @@ function usageGuard<T>(parse: () => T): T {
   try {
     return parse();
   } catch (err) {
-    const text = err instanceof Error ? err.message : String(err);
+    const text = describeError(err);
     throw new UsageError(text.split('\n')[0]?.replace(/\. To specify a positional argument.*$/, '') ?? text);
   }
 }

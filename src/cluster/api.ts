@@ -1,5 +1,5 @@
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
-import { request, type Dispatcher } from 'undici';
+import { request } from 'undici';
 import { describeError } from '../text/errors.ts';
 import type { Read } from './state.ts';
 
@@ -59,7 +59,7 @@ export class KubeApi {
     try {
       const ctx = new RequestContext(url, HttpMethod.GET);
       await this.kc.applySecurityAuthentication(ctx);
-      const dispatcher = ctx.getDispatcher() as Dispatcher | undefined;
+      const dispatcher = ctx.getDispatcher();
       this.stats.requests++;
       const res = await request(url, {
         method: 'GET',

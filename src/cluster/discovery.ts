@@ -1,5 +1,6 @@
 import type { KubeApi } from './api.ts';
 import { SERVER_DISCOVERY, collectionPath } from './reads.ts';
+import { objectRef } from './wire.ts';
 
 /** The Service of the cache-plane server and the namespace it is looked for first. */
 export const SERVER_SERVICE = 'inference-cache-server';
@@ -23,8 +24,8 @@ export async function discoverServerNamespace(api: KubeApi, signal: AbortSignal)
   const all = await api.list(
     collectionPath(SERVER_DISCOVERY, ''),
     (raw) => {
-      const meta = (raw as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
-      return { name: String(meta?.name ?? ''), namespace: String(meta?.namespace ?? '') };
+      const { name, namespace } = objectRef(raw);
+      return { name, namespace };
     },
     signal,
     { fieldSelector: `metadata.name=${SERVER_SERVICE}` },

@@ -115,7 +115,7 @@ export async function gatherClusterState(api: KubeApi, plan: GatherPlan, signal:
         add(name, list(name) as Promise<ClusterState[ReadName]>);
     }
   }
-  return Object.fromEntries(await Promise.all(pending)) as ClusterState;
+  return Object.fromEntries(await Promise.all(pending));
 }
 
 /**

@@ -52,16 +52,7 @@ export function codesMarkdown(rows: readonly CodeRow[]): string {
     '|---|---|---|---|',
     ...rows.map((r) => `| [${r.code}](${r.anchor}) | ${r.status} | ${r.checks.join(', ')} | ${r.meaning} |`),
     '',
-    ...rows.flatMap((r) => [
-      `## ${r.code}`,
-      '',
-      `**${r.status}** · ${r.checks.join(', ')}`,
-      '',
-      r.meaning,
-      '',
-      `What to do: ${r.hint}`,
-      '',
-    ]),
+    ...rows.flatMap((r) => [`## ${r.code}`, '', `**${r.status}** · ${r.checks.join(', ')}`, '', r.meaning, '', `Hint: ${r.hint}`, '']),
   ];
   return lines.join('\n');
 }

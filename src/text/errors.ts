@@ -52,8 +52,10 @@ export function describeError(err: unknown, depth = 0): string {
   }
   if (typeof err === 'string') return oneLine(err.length > 0 ? err : 'unknown error');
   if (err === undefined || err === null) return 'unknown error';
+  if (typeof err === 'number' || typeof err === 'boolean' || typeof err === 'bigint' || typeof err === 'symbol') return err.toString();
+  if (typeof err === 'function') return 'unknown error';
   try {
-    return oneLine(String(err));
+    return oneLine(JSON.stringify(err));
   } catch {
     return 'unknown error';
   }

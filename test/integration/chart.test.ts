@@ -10,7 +10,7 @@ import { uniqueName } from '../support/cluster-objects.ts';
 import {
   applyObjects,
   createNamespace,
-  describeError,
+  describeApiError,
   loadFixture,
   loadYamlFile,
   retarget,
@@ -120,7 +120,7 @@ describe.skipIf(kubeconfig === '')(`the chart against the test control plane${cp
           for (const c of pod.spec.containers) c.securityContext = { allowPrivilegeEscalation: true };
           const refused = await applyObjects(kc, [pod], { dryRun: true }).then(
             () => '',
-            (err: unknown) => describeError(err),
+            (err: unknown) => describeApiError(err),
           );
           expect(refused).toMatch(/violates PodSecurity "restricted:latest"/);
         });

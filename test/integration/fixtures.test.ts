@@ -25,7 +25,7 @@ import {
   createNamespace,
   deleteNamespace,
   deleteObjects,
-  describeError,
+  describeApiError,
   installCrds,
   isClusterScoped,
   loadFixture,
@@ -154,7 +154,7 @@ async function getTable(kc: KubeConfig, urlPath: string): Promise<{ columns: str
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         if (res.statusCode === 200) resolve(text);
-        else reject(new Error(`GET ${urlPath}: HTTP ${res.statusCode}: ${text}`));
+        else reject(new Error(`GET ${urlPath}: HTTP ${res.statusCode ?? 'unknown'}: ${text}`));
       });
     });
     req.on('error', reject);
@@ -170,7 +170,7 @@ async function rejection(p: Promise<unknown>): Promise<{ code: number; message: 
   try {
     await p;
   } catch (err) {
-    return { code: err instanceof ApiException ? err.code : -1, message: describeError(err) };
+    return { code: err instanceof ApiException ? err.code : -1, message: describeApiError(err) };
   }
   throw new Error('expected the API server to reject the request');
 }
@@ -418,7 +418,11 @@ describe.skipIf(!kubeconfig)(`fixtures ${kubeconfig ? '' : `(skipped: ${inject('
         },
       ];
       for (const obj of bad) {
-        const err = await rejection(applyObjects(kc, [obj], { namespace: ns, dryRun: true }).catch((e: Error) => Promise.reject(e.cause)));
+        const err = await rejection(
+          applyObjects(kc, [obj], { namespace: ns, dryRun: true }).catch((e: Error) => {
+            throw e.cause instanceof Error ? e.cause : e;
+          }),
+        );
         expect(err.code, obj.metadata.name).toBe(422);
       }
     });
@@ -456,7 +460,7 @@ describe.skipIf(!kubeconfig)(`fixtures ${kubeconfig ? '' : `(skipped: ${inject('
               try {
                 await custom.createNamespacedCustomObject({ ...resource, namespace: ns, body, dryRun: 'All', fieldValidation: 'Strict' });
               } catch (err) {
-                failures.push(`${file}: ${doc.kind}/${doc.metadata.name}: ${describeError(err)}`);
+                failures.push(`${file}: ${doc.kind}/${doc.metadata.name}: ${describeApiError(err)}`);
               }
             }
           }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { KubeConfig, type V1Container } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { writesBy } from '../support/audit.ts';
-import { closedPort, requireBundle, runBundle } from '../support/bundle.ts';
+import { closedPort, requireBundle } from '../support/bundle.ts';
 import {
   bindPod,
   createBackend,
@@ -226,7 +226,7 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
             POD_NAMESPACE: ns,
           },
         );
-        report = result.report as JsonReport;
+        report = result.report;
         elapsedMs = result.elapsedMs;
       } finally {
         await hole.close();
@@ -284,7 +284,7 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
 
     it('a doctor that may not get secrets says what it could not verify (INFO), never fails silently', async () => {
       const { report: denied } = await run(await identity(ns, 'no-secrets', ['secrets']), ['-n', ns, '--config-only']);
-      const ip = (denied as JsonReport).findings.filter((f) => f.check === 'ImagePullability' && f.resource?.startsWith(`secret/`));
+      const ip = denied.findings.filter((f) => f.check === 'ImagePullability' && f.resource?.startsWith(`secret/`));
       expect(ip.map((f) => f.code)).toEqual(Array(7).fill('IP005'));
       expect(ip[0]?.message).toMatch(/may not get it.*forbidden/);
     });
@@ -350,8 +350,8 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
         ['-n', ns, '--server-endpoint', `127.0.0.1:${await closedPort()}`, '--pod-labels-file', labelsFile],
         { POD_NAMESPACE: ns },
       );
-      expect((report as JsonReport).findings.filter((f) => f.check === 'NodeFit')).toHaveLength(200);
-      expect(pairs(report as JsonReport, (f) => f.check === 'ImagePullability')).toEqual([
+      expect(report.findings.filter((f) => f.check === 'NodeFit')).toHaveLength(200);
+      expect(pairs(report, (f) => f.check === 'ImagePullability')).toEqual([
         ['IP006', `secret/${ns}/pull-0`],
         ['IP006', `secret/${ns}/pull-1`],
         ['IP001', `secret/${ns}/pull-2`],

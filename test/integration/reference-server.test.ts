@@ -59,7 +59,7 @@ function send(
         done({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8'), elapsedMs: Date.now() - started });
       });
     });
-    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs ?? 15_000);
+    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${opts.timeoutMs ?? 15_000} ms`)), opts.timeoutMs ?? 15_000);
     req.on('error', (err) => {
       clearTimeout(timer);
       fail(err);
@@ -512,7 +512,7 @@ describe.skipIf(kubeconfig === '')(`reference cache-plane server against the tes
           children.push(child);
           let stderr = '';
           child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-          const lines = createInterface({ input: child.stdout! });
+          const lines = createInterface({ input: child.stdout });
           lines.once('line', (line) =>
             done({ child, ports: JSON.parse(line) as { grpcPort: number; httpPort: number }, stderr: () => stderr }),
           );
@@ -538,7 +538,7 @@ describe.skipIf(kubeconfig === '')(`reference cache-plane server against the tes
       expect((await send(srv, 'HEAD', '/policy')).status).toBe(404);
       expect((await send(srv, 'GET', '/snapshot')).status).toBe(404);
       expect((await send(srv, 'HEAD', '/probe')).status).toBe(405);
-      expect(await checkGrpcHealth(`127.0.0.1:${run.ports?.grpcPort}`, { deadlineMs: 2_000 })).toEqual({
+      expect(await checkGrpcHealth(`127.0.0.1:${run.ports?.grpcPort ?? 0}`, { deadlineMs: 2_000 })).toEqual({
         kind: 'status',
         status: 'NOT_SERVING',
       });

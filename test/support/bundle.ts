@@ -27,7 +27,7 @@ export function ensureBundle(): void {
   if (!bundleIsStale()) return;
   const result = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, encoding: 'utf8' });
   if (result.status !== 0)
-    throw new Error(`building the bundle failed: ${result.stderr || result.error?.message || `exit ${result.status}`}`);
+    throw new Error(`building the bundle failed: ${result.stderr || result.error?.message || `exit ${result.status ?? 'by a signal'}`}`);
 }
 
 /** Fails with a clear message when the bundle has not been built. */
@@ -56,8 +56,8 @@ export function collectProcess(
     const child = spawn(command, [...args], { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs ?? 60_000);
     child.on('error', fail);
     child.on('close', (code) => {

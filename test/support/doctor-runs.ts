@@ -23,12 +23,24 @@ export interface AuditedRequest {
  */
 export function doctorRuns(kc: KubeConfig) {
   const users = new Set<string>();
+
+  /** `inferencecache doctor` as `id`, in `output` (default JSON); it must never crash with a stack trace. */
+  const raw = async (id: Identity, args: readonly string[], env: NodeJS.ProcessEnv = {}, output = 'json'): Promise<BundleRun> => {
+    const result = await runBundle(['doctor', '--kubeconfig', id.kubeconfig, '-o', output, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+    });
+    expect(result.stderr).not.toMatch(/unexpected failure|\bat .*\.mjs:\d+/);
+    return result;
+  };
+
   return {
     /** Every identity the doctor ran as, for the read-only audit. */
     users: users as ReadonlySet<string>,
 
+    raw,
+
     /** A ServiceAccount in `namespace` with the doctor's ClusterRole, less the resources in `deny`. */
-    async identity(namespace: string, name: string, deny?: readonly ResourceName[]): Promise<Identity> {
+    identity: async (namespace: string, name: string, deny?: readonly ResourceName[]): Promise<Identity> => {
       const id = await doctorIdentity(kc, {
         namespace,
         name,
@@ -40,23 +52,14 @@ export function doctorRuns(kc: KubeConfig) {
       return id;
     },
 
-    /** `inferencecache doctor` as `id`, in `output` (default JSON); it must never crash with a stack trace. */
-    async raw(id: Identity, args: readonly string[], env: NodeJS.ProcessEnv = {}, output = 'json'): Promise<BundleRun> {
-      const result = await runBundle(['doctor', '--kubeconfig', id.kubeconfig, '-o', output, ...args], {
-        env: { PATH: process.env['PATH'] ?? '', ...env },
-      });
-      expect(result.stderr).not.toMatch(/unexpected failure|\bat .*\.mjs:\d+/);
-      return result;
-    },
-
     /** `inferencecache doctor -o json` as `id`, with the report parsed. */
-    async run(id: Identity, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<DoctorRun> {
-      const result = await this.raw(id, args, env);
+    run: async (id: Identity, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<DoctorRun> => {
+      const result = await raw(id, args, env);
       return { ...result, report: JSON.parse(result.stdout) as JsonReport };
     },
 
     /** The completed requests `username` made, from the audit log. */
-    auditOf(username: string): AuditedRequest[] {
+    auditOf: (username: string): AuditedRequest[] => {
       return completedRequestsBy(inject('auditLogPath'), new Set([username])).map((e) => ({
         verb: e.verb,
         resource: e.objectRef?.resource ?? '',

@@ -1,6 +1,7 @@
 // Helpers for integration tests: load the YAML fixtures under test/fixtures/ and put them into the
 // test control plane (test/support/controlplane). Objects are plain JSON-shaped values, exactly as
 // written in the YAML (wire field names), so tests can inspect and edit them freely.
+import { describeError } from '../../src/text/errors.ts';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -73,7 +74,7 @@ export function loadYamlFile(file: string): KubeObject[] {
   const docs = parseAllDocuments(fs.readFileSync(file, 'utf8'));
   const out: KubeObject[] = [];
   for (const [i, doc] of docs.entries()) {
-    if (doc.errors.length > 0) throw new Error(`${file} document ${i}: ${doc.errors[0]?.message}`);
+    if (doc.errors.length > 0) throw new Error(`${file} document ${i}: ${doc.errors[0]?.message ?? 'unknown error'}`);
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) continue;
     if (!isKubeObject(value)) throw new Error(`${file} document ${i}: not a Kubernetes object`);
@@ -144,7 +145,7 @@ export async function applyObjects(kc: KubeConfig, objects: readonly KubeObject[
         await client.patch(typed, undefined, opts.dryRun ? 'All' : undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply),
       );
     } catch (err) {
-      throw new Error(`apply ${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name}: ${describeError(err)}`, {
+      throw new Error(`apply ${obj.kind} ${obj.metadata.namespace ?? ''}/${obj.metadata.name}: ${describeApiError(err)}`, {
         cause: err,
       });
     }
@@ -172,13 +173,13 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 async function waitUntil(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  let last = '';
+  let last: string;
   for (;;) {
+    last = '';
     try {
       if (await probe()) return;
-      last = '';
     } catch (err) {
-      last = describeError(err);
+      last = describeApiError(err);
     }
     if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (${last})` : ''}`);
     await sleep(150);
@@ -252,7 +253,7 @@ export async function deleteNamespace(kc: KubeConfig, name: string): Promise<voi
 }
 
 /** A short message for an API error (status message when the server sent one). */
-export function describeError(err: unknown): string {
+export function describeApiError(err: unknown): string {
   if (err instanceof ApiException) {
     const body: unknown = err.body;
     let message = typeof body === 'string' ? body : JSON.stringify(body);
@@ -264,7 +265,7 @@ export function describeError(err: unknown): string {
     }
     return `HTTP ${err.code}: ${message}`;
   }
-  return err instanceof Error ? err.message : String(err);
+  return describeError(err);
 }
 
 export interface UpstreamData {

@@ -1,6 +1,7 @@
 // The process behind `npm run cluster:up -- --full`: starts the full test cluster (see full-cluster.ts),
 // writes its state to the file named by the first argument once everything is up, and keeps it running
 // until SIGTERM or SIGINT. Test support only; never shipped.
+import { describeError } from '../../src/text/errors.ts';
 import { writeFileSync } from 'node:fs';
 import { controlPlaneState, type ControlPlaneState } from './controlplane/controlplane.ts';
 import { startFullCluster } from './full-cluster.ts';
@@ -34,7 +35,7 @@ const shutdown = (): void => {
   cluster.stop().then(
     () => process.exit(0),
     (err: unknown) => {
-      process.stderr.write(`stopping failed: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`stopping failed: ${describeError(err)}\n`);
       process.exit(1);
     },
   );

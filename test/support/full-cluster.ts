@@ -53,7 +53,11 @@ export async function startFullCluster(opts: FullClusterOptions = {}): Promise<F
     detached: opts.detached === true,
     log,
   });
-  const stops: (() => Promise<void>)[] = [() => controlPlane.stop(), async () => rmSync(dir, { recursive: true, force: true })];
+  const removeDir = (): Promise<void> => {
+    rmSync(dir, { recursive: true, force: true });
+    return Promise.resolve();
+  };
+  const stops: (() => Promise<void>)[] = [() => controlPlane.stop(), removeDir];
   const stop = async () => {
     for (const s of stops.splice(0).reverse()) await s();
   };

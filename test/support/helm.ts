@@ -132,7 +132,7 @@ function chartArgs(opts: ChartOptions): string[] {
 /** `helm template` of chart/ with these values; throws with Helm's message when it refuses. */
 export function helmTemplate(helm: HelmBinary, opts: ChartOptions = {}): KubeObject[] {
   const run = runHelm(helm, ['template', opts.release ?? 'doctor', opts.chartDir ?? CHART_DIR, ...chartArgs(opts)]);
-  if (run.code !== 0) throw new Error(`helm template failed (${run.code}): ${run.stderr.trim()}`);
+  if (run.code !== 0) throw new Error(`helm template failed (${run.code ?? 'killed'}): ${run.stderr.trim()}`);
   return parseManifests(run.stdout);
 }
 
@@ -175,7 +175,7 @@ export function parentChart(values: Values): string {
 export function parseManifests(text: string): KubeObject[] {
   const objects: KubeObject[] = [];
   for (const [i, doc] of parseAllDocuments(text).entries()) {
-    if (doc.errors.length > 0) throw new Error(`rendered document ${i}: ${doc.errors[0]?.message}`);
+    if (doc.errors.length > 0) throw new Error(`rendered document ${i}: ${doc.errors[0]?.message ?? 'unknown error'}`);
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) continue;
     objects.push(value as KubeObject);

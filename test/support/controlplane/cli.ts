@@ -71,7 +71,7 @@ async function up(args: string[]): Promise<void> {
     fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
     console.error(`[controlplane] up: ${state.server} (kubernetes ${state.kubernetesVersion}) with kube-controller-manager`);
     console.error(
-      `[controlplane] sample install in inference-cache-system; reference server at ${state.serverAddress} (gRPC 9090, HTTP 8081)`,
+      `[controlplane] sample install in inference-cache-system; reference server at ${state.serverAddress ?? '?'} (gRPC 9090, HTTP 8081)`,
     );
     console.error('[controlplane] kubelet stand-in runs the pods of inference-cache-system; try:');
     console.error(

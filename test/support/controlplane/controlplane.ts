@@ -115,8 +115,9 @@ export interface ControlPlane extends ControlPlaneState {
 
 /** What a running control plane records for `cluster:up` state files: everything but `stop`. */
 export function controlPlaneState(cp: ControlPlane): ControlPlaneState {
-  const { stop: _stop, ...state } = cp;
-  return state;
+  const state: Partial<ControlPlane> = { ...cp };
+  delete state.stop;
+  return state as ControlPlaneState;
 }
 
 const ADMIN_USER = 'inferencecache-test-admin';

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import { randomBytes } from 'node:crypto';
 import type { KubeApi } from './api.ts';
 import type { Pod } from './types.ts';
@@ -76,9 +77,7 @@ export class EventRecorder {
       });
       this.#seen.set(key, { name, namespace, count: 1 });
     } catch (err) {
-      this.log(
-        `event ${ev.reason} for ${namespace}/${pod.metadata.name} not recorded: ${err instanceof Error ? err.message : String(err)}`,
-      );
+      this.log(`event ${ev.reason} for ${namespace}/${pod.metadata.name} not recorded: ${describeError(err)}`);
     }
   }
 

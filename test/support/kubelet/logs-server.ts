@@ -9,8 +9,9 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
+import type * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { parseCriLines, renderRecord, selectRecords, type LogQuery, type LogRecord } from './cri-log.ts';
@@ -153,7 +154,7 @@ export async function startLogsServer(opts: LogsServerOptions): Promise<LogsServ
         return;
       }
       serveLog(res, found.attempt, query).catch((err: unknown) => {
-        opts.log(`serving log of ${ns}/${pod}/${container} failed: ${err instanceof Error ? err.message : String(err)}`);
+        opts.log(`serving log of ${ns}/${pod}/${container} failed: ${describeError(err)}`);
         res.destroy();
       });
     },

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import * as os from 'node:os';
 import { isStatus, type KubeApi } from './api.ts';
 import { nowRfc3339 } from './types.ts';
@@ -144,7 +145,7 @@ export async function registerNode(api: KubeApi, opts: NodeOptions): Promise<Reg
   await ensureLeaseNamespace(api);
   await renewLease(api, opts, uid);
 
-  const report = (what: string) => (err: unknown) => opts.log(`${what} failed: ${err instanceof Error ? err.message : String(err)}`);
+  const report = (what: string) => (err: unknown) => opts.log(`${what} failed: ${describeError(err)}`);
   const leaseTimer = setInterval(() => void renewLease(api, opts, uid).catch(report('lease renewal')), opts.leaseRenewMs);
   const statusTimer = setInterval(() => void writeStatus().catch(report('node status heartbeat')), 60_000);
   leaseTimer.unref();

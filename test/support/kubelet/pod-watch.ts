@@ -6,6 +6,7 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeApi } from './api.ts';
 import type { Pod } from './types.ts';
@@ -27,7 +28,7 @@ export function watchPods(api: KubeApi, onChange: (change: PodChange) => void, l
     try {
       onChange(change);
     } catch (err) {
-      log(`pod handler failed: ${err instanceof Error ? err.message : String(err)}`);
+      log(`pod handler failed: ${describeError(err)}`);
     }
   };
 
@@ -50,7 +51,7 @@ export function watchPods(api: KubeApi, onChange: (change: PodChange) => void, l
           },
           (err: unknown) => {
             cancel = undefined;
-            if (err !== null && err !== undefined && !stopped) log(`pod watch ended: ${err instanceof Error ? err.message : String(err)}`);
+            if (err !== null && err !== undefined && !stopped) log(`pod watch ended: ${describeError(err)}`);
             resolve(err === null || err === undefined ? last : undefined);
           },
         )
@@ -72,7 +73,7 @@ export function watchPods(api: KubeApi, onChange: (change: PodChange) => void, l
         }
         rv = await watchOnce(rv);
       } catch (err) {
-        if (!stopped) log(`pod list failed: ${err instanceof Error ? err.message : String(err)}`);
+        if (!stopped) log(`pod list failed: ${describeError(err)}`);
         rv = undefined;
         await sleep(1000);
       }

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -39,7 +40,7 @@ export interface LogAttempt {
 const BACKOFF_MAX_MS = 8_000;
 const DEADLINE_MESSAGE = 'Pod was active on the node longer than the specified deadline';
 
-const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const errorText = (err: unknown): string => describeError(err);
 
 /** Drives one pod; created when the pod is first seen bound to the node in phase Pending. */
 export class PodWorker {

@@ -9,6 +9,7 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -171,9 +172,7 @@ export async function startKubeletStandin(opts: KubeletStandinOptions): Promise<
     if (!binding.has(uid) && shouldBind(policy, pod)) {
       binding.add(uid);
       bindPod(api, events, nodeName, pod)
-        .catch((err: unknown) =>
-          log(`binding ${pod.metadata.namespace}/${pod.metadata.name} failed: ${err instanceof Error ? err.message : String(err)}`),
-        )
+        .catch((err: unknown) => log(`binding ${pod.metadata.namespace ?? ''}/${pod.metadata.name} failed: ${describeError(err)}`))
         .finally(() => binding.delete(uid));
     }
   };
@@ -235,8 +234,7 @@ async function finalizeForeign(api: KubeApi, pod: Pod, log: (line: string) => vo
       preconditions: { uid: pod.metadata.uid },
     });
   } catch (err) {
-    if (!isStatus(err, 404, 409))
-      log(`finalizing ${pod.metadata.namespace}/${pod.metadata.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    if (!isStatus(err, 404, 409)) log(`finalizing ${pod.metadata.namespace ?? ''}/${pod.metadata.name} failed: ${describeError(err)}`);
   }
 }
 
@@ -283,7 +281,7 @@ async function waitForPod(api: KubeApi, ns: string, name: string, check: PodChec
     });
   } catch (err) {
     const seen = last === undefined ? 'absent' : `phase ${last.status?.phase ?? '?'}, status ${JSON.stringify(last.status)}`;
-    throw new Error(`${err instanceof Error ? err.message : String(err)} (last seen: ${seen})`);
+    throw new Error(`${describeError(err)} (last seen: ${seen})`, { cause: err });
   }
   return last as Pod;
 }

@@ -15,6 +15,7 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import * as dns from 'node:dns';
 import * as fs from 'node:fs';
 import { Client, credentials } from '@grpc/grpc-js';
@@ -35,7 +36,7 @@ async function grpcChannel(target: string): Promise<string> {
     await new Promise<void>((resolve, reject) => client.waitForReady(Date.now() + 5_000, (err) => (err ? reject(err) : resolve())));
     return 'ready';
   } catch (err) {
-    return `error ${err instanceof Error ? err.message : String(err)}`;
+    return `error ${describeError(err)}`;
   } finally {
     client.close();
   }
@@ -47,7 +48,7 @@ async function http(url: string): Promise<string> {
     await res.body.dump();
     return `HTTP ${res.statusCode}`;
   } catch (err) {
-    return `error ${err instanceof Error ? err.message : String(err)}`;
+    return `error ${describeError(err)}`;
   }
 }
 

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { KubeApi } from './api.ts';
@@ -70,9 +71,7 @@ export function rotateToken(
           schedule(lifetimeMs * 0.8);
         },
         (err: unknown) => {
-          log(
-            `token rotation for ${pod.metadata.namespace}/${pod.metadata.name} failed: ${err instanceof Error ? err.message : String(err)}`,
-          );
+          log(`token rotation for ${pod.metadata.namespace ?? ''}/${pod.metadata.name} failed: ${describeError(err)}`);
           schedule(10_000);
         },
       );

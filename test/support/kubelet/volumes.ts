@@ -13,6 +13,7 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { PodMounts } from '../pod-fs.ts';
@@ -138,7 +139,7 @@ async function writeProjection(
     try {
       token = await requestPodToken(ctx.api, ctx.pod, projection);
     } catch (err) {
-      throw new Error(`failed to fetch token: ${err instanceof Error ? err.message : String(err)}`);
+      throw new Error(`failed to fetch token: ${describeError(err)}`, { cause: err });
     }
     const file = path.join(dir, projection.path);
     writeFileAtomic(file, token, mode);
@@ -190,7 +191,7 @@ export async function prepareVolumes(ctx: VolumeContext): Promise<PodVolumes> {
       await setUp(ctx, volume, dir, rotations);
     } catch (err) {
       stop();
-      throw new MountError(volume.name, err instanceof Error ? err.message : String(err));
+      throw new MountError(volume.name, describeError(err));
     }
     dirs.set(volume.name, dir);
   }

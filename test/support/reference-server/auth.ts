@@ -8,6 +8,7 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import { createHash } from 'node:crypto';
 import { ApiException, AuthenticationV1Api, Observable, type KubeConfig, type V1TokenReview } from '@kubernetes/client-node';
 
@@ -219,5 +220,5 @@ function errorText(err: unknown): string {
     }
     return `HTTP ${err.code}: ${message || 'API error'}`;
   }
-  return err instanceof Error ? err.message : String(err);
+  return describeError(err);
 }

@@ -11,6 +11,7 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import { parseArgs } from 'node:util';
 import {
   HEALTH_MODES,
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
       },
     }));
   } catch (err) {
-    fail(err instanceof Error ? err.message : String(err));
+    fail(describeError(err));
   }
   if (values.help === true) {
     process.stdout.write(`${USAGE}\n`);
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
   try {
     server = await startReferenceServer(opts);
   } catch (err) {
-    process.stderr.write(`reference-server: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`reference-server: cannot start: ${describeError(err)}\n`);
     process.exit(1);
   }
   const running = server;

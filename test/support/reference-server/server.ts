@@ -14,6 +14,7 @@
  * @module
  */
 
+import { describeError } from '../../../src/text/errors.ts';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -297,7 +298,7 @@ export async function startReferenceServer(opts: ReferenceServerOptions = {}): P
 
   const httpServer = http.createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      log(`handler error: ${err instanceof Error ? err.message : String(err)}`);
+      log(`handler error: ${describeError(err)}`);
       if (!res.headersSent) textError(res, 500, 'internal error');
       else res.destroy();
     });

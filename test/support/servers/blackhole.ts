@@ -99,10 +99,11 @@ export async function startStalledListener(): Promise<StalledListener> {
   return {
     port,
     address: `127.0.0.1:${port}`,
-    close: async () => {
+    close: () => {
       for (const s of fillers) s.destroy();
       process.off('exit', kill);
       kill();
+      return Promise.resolve();
     },
   };
 }

@@ -1,7 +1,8 @@
 // A loopback grpc-js server implementing grpc.health.v1.Health/Check with a switchable answer.
 // The messages are encoded here by hand, independently of the probe's codec, so a bug in one does
 // not hide behind the same bug in the other.
-import { Server, ServerCredentials, status, type ServiceDefinition, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import type { status } from '@grpc/grpc-js';
+import { Server, ServerCredentials, type ServiceDefinition, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 
 /** Wire values of grpc.health.v1.HealthCheckResponse.ServingStatus. */
 const SERVING_STATUS = { UNKNOWN: 0, SERVING: 1, NOT_SERVING: 2, SERVICE_UNKNOWN: 3 } as const;
@@ -117,8 +118,9 @@ export async function startGrpcHealthServer(initial: HealthMode = 'SERVING'): Pr
       mode = next;
       register(next !== 'unimplemented');
     },
-    close: async () => {
+    close: () => {
       server.forceShutdown();
+      return Promise.resolve();
     },
   };
 }

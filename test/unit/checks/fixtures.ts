@@ -12,7 +12,6 @@ import type {
   ClusterState,
   Condition,
   EventRecord,
-  NamespaceLookup,
   Pod,
   Read,
 } from '../../../src/cluster/state.ts';

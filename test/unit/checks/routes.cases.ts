@@ -2,7 +2,7 @@
 import { policyReachability } from '../../../src/checks/policy-reachability.ts';
 import { probeReachability } from '../../../src/checks/probe-reachability.ts';
 import type { Code } from '../../../src/checks/registry.ts';
-import type { HttpResult, ServerProbes } from '../../../src/probes/results.ts';
+import type { HttpResult } from '../../../src/probes/results.ts';
 import { HTTP_BASE, input, omit, response, server, type Case, type CheckTable } from './fixtures.ts';
 
 type Route = 'policy' | 'probe';
@@ -17,7 +17,7 @@ const UNEXPECTED = [100, 302, 400, 402, 406, 499, 500, 503];
 function routeCases(route: Route): Case[] {
   const [missing, wired, unexpected] = CODES_OF[route];
   const url = `${HTTP_BASE}/${route}`;
-  const withResult = (result: HttpResult) => input({ probes: { server: server({ [route]: result } as Partial<ServerProbes>) } });
+  const withResult = (result: HttpResult) => input({ probes: { server: server({ [route]: result }) } });
   return [
     { name: 'config-only → nothing', input: input(), expected: [] },
     {
