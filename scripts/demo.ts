@@ -4,12 +4,12 @@
 // use), starts the control plane, applies the sample install with the reference cache-plane server,
 // adds a namespace of broken objects (and an engine pod no node can hold), runs `inferencecache doctor`
 // with human output as an operator would, tears everything down and exits with the doctor's exit code.
-import { describeError } from '../src/text/errors.ts';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { describeError } from '../src/text/errors.ts';
 import { bundleIsStale, closedPort, ensureBundle } from '../test/support/bundle.ts';
 import {
   ago,

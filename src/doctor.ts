@@ -49,6 +49,8 @@ export interface RunEnvironment {
   /** `POD_NAMESPACE` and `POD_NAME`, which the chart's pod sets through the downward API. */
   readonly pod: { readonly namespace?: string | undefined; readonly name?: string | undefined };
   readonly files: PodFiles;
+  /** Aborted (with an `Interrupted` reason) when the process is told to stop; the run then ends early. */
+  readonly interrupt?: AbortSignal;
 }
 
 /** A finished run: the report, and warnings for stderr. */
@@ -57,8 +59,10 @@ export interface RunResult {
   readonly warnings: readonly string[];
 }
 
-function overallSignal(timeoutMs: number): AbortSignal {
-  return timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : AbortSignal.abort(new Error('--timeout is not positive'));
+/** Ends every read and probe when `--timeout` passes or the process is interrupted, whichever is first. */
+function overallSignal(timeoutMs: number, interrupt: AbortSignal | undefined): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return interrupt === undefined ? timeout : AbortSignal.any([timeout, interrupt]);
 }
 
 function probeBudget(deadline: number): number {
@@ -125,15 +129,22 @@ async function dialEndpoints(state: ClusterState, deadline: number, signal: Abor
   return results;
 }
 
+/** Why the run is incomplete: the interrupt's reason, when it came. */
+export function interruption(interrupt: AbortSignal | undefined): string | undefined {
+  if (interrupt?.aborted !== true) return undefined;
+  const reason: unknown = interrupt.reason;
+  return reason instanceof Error ? reason.message : 'interrupted';
+}
+
 /**
  * One doctor run: load the kubeconfig, then gather what the checks declare and probe the server side
  * by side under one overall deadline (each probe with its own, shorter one), judge, and build the
- * report. Throws only `KubeConfigError`, when there is no cluster to talk to.
+ * report (incomplete when interrupted). Throws only `KubeConfigError`, when there is no cluster to talk to.
  */
 export async function runDoctor(options: DoctorOptions, environment: RunEnvironment): Promise<RunResult> {
   const now = environment.now();
   const deadline = now.getTime() + options.timeoutMs;
-  const signal = overallSignal(options.timeoutMs);
+  const signal = overallSignal(options.timeoutMs, environment.interrupt);
   const { files } = environment;
   const api = new KubeApi(loadKubeConfig(options, environment.env, files.serviceAccountDir));
   const warnings: string[] = [];
@@ -151,5 +162,5 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
 
   const probes: ProbeResults = { ...(server === undefined ? {} : { server }), ...(dials === undefined ? {} : { dials }) };
   const findings = judge({ state, probes, now, namespace: options.namespace, ...(self === undefined ? {} : { self }) });
-  return { report: makeReport(findings), warnings };
+  return { report: makeReport(findings, interruption(environment.interrupt)), warnings };
 }

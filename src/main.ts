@@ -1,22 +1,17 @@
-import { describeError } from './text/errors.ts';
-import { existsSync, writeFileSync } from 'node:fs';
-import { codeTable } from './checks/codes.ts';
-import { UsageError } from './cli/options.ts';
-import { parseCommandLine } from './cli/parse.ts';
-import { KubeConfigError } from './cluster/kubeconfig.ts';
-import { runDoctor, type PodFiles } from './doctor.ts';
-import { renderCodeTable } from './report/code-table.ts';
-import { render } from './report/render/index.ts';
-import { terminationSummary } from './report/termination-summary.ts';
-import { fileErrorReason } from './text/errors.ts';
-import { VERSION, COMMIT } from './version.ts';
+/**
+ * The entry point, and the only module that touches `process`: it checks the Node version before
+ * anything else loads, turns SIGTERM and SIGINT into an interrupt of the run, keeps a closed stdout
+ * (`| head`) from ending the run with a stack trace, and exits with the run's code.
+ *
+ * @module
+ */
 
-/** Exit code for "the doctor could not run": bad flags, no usable kubeconfig, unknown context. */
-const EXIT_COULD_NOT_RUN = 3;
+import type { ProcessIO } from './app.ts';
+import type { PodFiles } from './doctor.ts';
+import { Interrupted, describeError } from './text/errors.ts';
 
-function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((resolve) => stream.write(text, () => resolve()));
-}
+/** The Node major the bundle is built for (the image's runtime); older ones lack what it uses. */
+const MINIMUM_NODE_MAJOR = 24;
 
 /**
  * The files a pod gives the doctor, at the paths the kubelet mounts them: the ServiceAccount's token
@@ -29,72 +24,51 @@ const IN_POD: PodFiles = {
   terminationLog: '/dev/termination-log',
 };
 
-/** `--termination-message-path` once the doctor's flags are parsed; until then the default rule holds. */
-let terminationFlag: string | undefined;
-
-/** The termination-message file: the flag's file ('' for none), else the kubelet's file when it exists, i.e. in a pod. */
-function terminationFile(): string | undefined {
-  if (terminationFlag !== undefined) return terminationFlag === '' ? undefined : terminationFlag;
-  return existsSync(IN_POD.terminationLog) ? IN_POD.terminationLog : undefined;
-}
-
-/** Writes the termination message; failing to is a warning, never a different exit code. */
-async function writeTerminationMessage(text: string): Promise<void> {
-  let file: string | undefined;
-  try {
-    file = terminationFile();
-    if (file !== undefined) writeFileSync(file, text);
-  } catch (err) {
-    const why = fileErrorReason(err);
-    await write(
-      process.stderr,
-      `warning: could not write the termination message to ${JSON.stringify(file ?? IN_POD.terminationLog)} (${why})\n`,
-    );
-  }
-}
-
-/** Colour only for a terminal, and never when --no-color, NO_COLOR or TERM=dumb says otherwise. */
-function wantsColor(noColor: boolean): boolean {
-  return !noColor && process.stdout.isTTY === true && (process.env['NO_COLOR'] ?? '') === '' && process.env['TERM'] !== 'dumb';
-}
-
-async function main(): Promise<number> {
-  const command = parseCommandLine(process.argv.slice(2));
-  switch (command.kind) {
-    case 'help':
-      await write(process.stdout, command.text);
-      return 0;
-    case 'version':
-      await write(process.stdout, `inferencecache version ${VERSION} (commit ${COMMIT})\n`);
-      return 0;
-    case 'codes':
-      await write(process.stdout, renderCodeTable(codeTable(), command.output));
-      return 0;
-    case 'doctor':
-      break;
-  }
-  const { options } = command;
-  terminationFlag = options.terminationMessagePath;
-  const { report, warnings } = await runDoctor(options, {
-    env: process.env,
-    now: () => new Date(),
-    pod: { namespace: process.env['POD_NAMESPACE'], name: process.env['POD_NAME'] },
-    files: IN_POD,
+/** A writer that resolves once `stream` took the text, and at once after its reader has gone (EPIPE). */
+function writerFor(stream: NodeJS.WriteStream): (text: string) => Promise<void> {
+  let gone = false;
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') gone = true;
   });
-  for (const warning of warnings) await write(process.stderr, `warning: ${warning}\n`);
-  await write(process.stdout, render(report, options.output, { color: options.output === 'human' && wantsColor(options.noColor) }));
-  await writeTerminationMessage(terminationSummary(report));
-  return report.summary.exitCode;
+  return (text) =>
+    new Promise((resolve) => {
+      if (gone || stream.destroyed) {
+        resolve();
+        return;
+      }
+      stream.write(text, () => resolve());
+    });
 }
 
-main().then(
+async function start(): Promise<number> {
+  const major = Number.parseInt(process.versions.node, 10);
+  if (!(major >= MINIMUM_NODE_MAJOR)) {
+    process.stderr.write(`inferencecache needs Node ${MINIMUM_NODE_MAJOR} or newer (this is v${process.versions.node})\n`);
+    return 3;
+  }
+  const interrupt = new AbortController();
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => interrupt.abort(new Interrupted(`interrupted by ${signal}`)));
+  }
+  // Everything else loads only now, on a Node that can run it.
+  const { runApp } = await import('./app.ts');
+  const io: ProcessIO = {
+    argv: process.argv.slice(2),
+    env: process.env,
+    stdoutIsTTY: process.stdout.isTTY === true,
+    out: writerFor(process.stdout),
+    err: writerFor(process.stderr),
+    now: () => new Date(),
+    files: IN_POD,
+    interrupt: interrupt.signal,
+  };
+  return runApp(io);
+}
+
+start().then(
   (code) => process.exit(code),
-  async (err: unknown) => {
-    const known = err instanceof UsageError || err instanceof KubeConfigError;
-    const text = describeError(err);
-    const line = `error: ${known ? text : `unexpected failure: ${text}`}\n`;
-    await write(process.stderr, line);
-    await writeTerminationMessage(line);
-    process.exit(EXIT_COULD_NOT_RUN);
+  (err: unknown) => {
+    process.stderr.write(`error: unexpected failure: ${describeError(err)}\n`);
+    process.exit(3);
   },
 );

@@ -1,4 +1,5 @@
 import type { CacheBackend, Pod, Read } from '../cluster/state.ts';
+import { isZero, type Count } from '../cluster/wire.ts';
 import { formatGoDuration, roundToSecondMs } from '../go/duration.ts';
 import { goQuote } from '../go/quote.ts';
 import type { DialResult } from '../probes/results.ts';
@@ -80,7 +81,7 @@ function readyAxis(b: CacheBackend): Finding[] {
  */
 function selectorAxis(b: CacheBackend, pods: Read<Pod>): Finding[] {
   if (isExternal(b) || !hasSelector(b.matchLabels)) return [];
-  let matched: number;
+  let matched: Count;
   if (b.matchedEnginePods !== undefined) {
     matched = b.matchedEnginePods;
   } else if (!pods.ok) {
@@ -94,7 +95,7 @@ function selectorAxis(b: CacheBackend, pods: Read<Pod>): Finding[] {
   } else {
     matched = pods.items.filter((p) => p.namespace === b.namespace && engineSelectorSelects(b.matchLabels, p.labels)).length;
   }
-  if (matched !== 0) return [];
+  if (!isZero(matched)) return [];
   return [
     emit(
       'CB002',

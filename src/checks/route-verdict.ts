@@ -1,6 +1,17 @@
 import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
 import type { HttpResult, ServerProbes } from '../probes/results.ts';
 
+/**
+ * ` (after 2 redirects, answered by http://h:9/x; the token was not sent there: another origin)`: what
+ * a message adds when the answer came from somewhere else than the URL probed.
+ */
+export function redirectNote(result: HttpResult | undefined): string {
+  if (result?.kind !== 'response' || result.redirect === undefined) return '';
+  const { count, to, tokenWithheld } = result.redirect;
+  const withheld = tokenWithheld ? '; the token was not sent there, as it is another origin' : '';
+  return ` (after ${count} redirect${count === 1 ? '' : 's'}, answered by ${to}${withheld})`;
+}
+
 /** The verdict of a HEAD to a controller-facing route, before it is given a route's codes. */
 export type RouteVerdict = 'missing' | 'wired' | 'unexpected';
 
@@ -59,8 +70,9 @@ export function defineRouteCheck<const N extends string, C extends string>(
     judge({ probes }) {
       const base = httpBaseOf(probes.server);
       if (base === undefined) return [];
-      const { verdict, message } = judgeRoute(route, probes.server[field]);
-      return [emit(codeOf[verdict], `${base}${route}`, message)];
+      const result = probes.server[field];
+      const { verdict, message } = judgeRoute(route, result);
+      return [emit(codeOf[verdict], `${base}${route}`, `${message}${redirectNote(result)}`)];
     },
   });
 }

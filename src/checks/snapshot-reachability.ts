@@ -1,4 +1,7 @@
+import type { ServerProbes } from '../probes/results.ts';
+import type { Finding } from '../report/finding.ts';
 import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { redirectNote } from './route-verdict.ts';
 
 const NAME = 'SnapshotReachability';
 
@@ -35,7 +38,9 @@ function mib(bytes: number): string {
 
 /**
  * SnapshotReachability: GET /snapshot with the doctor's bearer token. 401/403 prove the route is
- * guarded but not that the snapshot is sound; only a 200 with JSON does.
+ * guarded but not that the snapshot is sound; only a 200 with JSON does. An answer that came through
+ * redirects still counts, and its findings say where it came from; when a redirect left the probed
+ * origin the token was withheld, so a 200 there is also SN003.
  */
 export const snapshotReachability = defineCheck({
   name: NAME,
@@ -43,64 +48,65 @@ export const snapshotReachability = defineCheck({
   reads: {},
   probes: { server: 'required' },
   judge({ probes }) {
-    const server = probes.server;
-    if (server.location.kind !== 'found') return [];
-    const url = `${server.location.httpBase}/snapshot`;
-    const result = server.snapshot;
-    if (result === undefined) {
-      return [
-        emit(
-          'SN001',
-          url,
-          'the /snapshot endpoint of the server could not be worked out; pass --server-endpoint or check the inference-cache-server Service',
-        ),
-      ];
-    }
-    switch (result.kind) {
-      case 'build-error':
-        return [emit('SN001', url, `the GET /snapshot request could not be built: ${result.error}`)];
-      case 'transport-error':
-        return [emit('SN001', url, `GET /snapshot did not complete: ${result.error}`)];
-      case 'response':
-        break;
-    }
-    const { status, body } = result;
-    if (status === 401 || status === 403) {
-      return [
-        emit(
-          'SN005',
-          url,
-          `/snapshot answered HTTP ${status}: the route enforces authentication and the doctor's token was missing or refused. Give the doctor an audience-bound controller token with --snapshot-token-file to verify the snapshot body`,
-        ),
-      ];
-    }
-    if (status !== 200) return [emit('SN001', url, `GET /snapshot answered HTTP ${status}; a working server answers 200`)];
-    switch (body?.kind) {
-      case 'read-error':
-        return [emit('SN002', url, `GET /snapshot answered 200, but reading the body failed: ${body.error}`)];
-      case 'too-large':
-        return [
-          emit(
-            'SN002',
-            url,
-            `GET /snapshot answered 200, but the body is larger than the ${mib(body.limitBytes)} cap, so it was not parsed`,
-          ),
-        ];
-      case 'not-json':
-      case undefined:
-        return [emit('SN002', url, 'GET /snapshot answered 200, but the body is not valid JSON')];
-      case 'json':
-        break;
-    }
-    const ok = emit('SN004', url, 'GET /snapshot answered 200 with a body that parses as JSON');
-    if (server.tokenSent) return [ok];
-    return [
-      ok,
-      emit(
-        'SN003',
-        url,
-        '/snapshot answered 200 although no bearer token was sent: either no token was available to the doctor, or this install does not enforce snapshot authentication',
-      ),
-    ];
+    const note = redirectNote(probes.server.snapshot);
+    return judgeSnapshot(probes.server).map((f) => (note === '' ? f : { ...f, message: `${f.message}${note}` }));
   },
 });
+
+/** The findings of GET /snapshot, before a redirect is noted in them. */
+function judgeSnapshot(server: ServerProbes): Finding[] {
+  if (server.location.kind !== 'found') return [];
+  const url = `${server.location.httpBase}/snapshot`;
+  const result = server.snapshot;
+  if (result === undefined) {
+    return [
+      emit(
+        'SN001',
+        url,
+        'the /snapshot endpoint of the server could not be worked out; pass --server-endpoint or check the inference-cache-server Service',
+      ),
+    ];
+  }
+  switch (result.kind) {
+    case 'build-error':
+      return [emit('SN001', url, `the GET /snapshot request could not be built: ${result.error}`)];
+    case 'transport-error':
+      return [emit('SN001', url, `GET /snapshot did not complete: ${result.error}`)];
+    case 'response':
+      break;
+  }
+  const { status, body } = result;
+  if (status === 401 || status === 403) {
+    return [
+      emit(
+        'SN005',
+        url,
+        `/snapshot answered HTTP ${status}: the route enforces authentication and the doctor's token was missing or refused. Give the doctor an audience-bound controller token with --snapshot-token-file to verify the snapshot body`,
+      ),
+    ];
+  }
+  if (status !== 200) return [emit('SN001', url, `GET /snapshot answered HTTP ${status}; a working server answers 200`)];
+  switch (body?.kind) {
+    case 'read-error':
+      return [emit('SN002', url, `GET /snapshot answered 200, but reading the body failed: ${body.error}`)];
+    case 'too-large':
+      return [
+        emit('SN002', url, `GET /snapshot answered 200, but the body is larger than the ${mib(body.limitBytes)} cap, so it was not parsed`),
+      ];
+    case 'not-json':
+    case undefined:
+      return [emit('SN002', url, 'GET /snapshot answered 200, but the body is not valid JSON')];
+    case 'json':
+      break;
+  }
+  const ok = emit('SN004', url, 'GET /snapshot answered 200 with a body that parses as JSON');
+  if (server.tokenSent && result.redirect?.tokenWithheld !== true) return [ok];
+  return [
+    ok,
+    emit(
+      'SN003',
+      url,
+      '/snapshot answered 200 although no bearer token was sent: either no token was available to the doctor, or this install does not enforce snapshot authentication',
+    ),
+  ];
+}

@@ -1,7 +1,7 @@
-import { describeError } from '../text/errors.ts';
 import { parseArgs } from 'node:util';
+import { formatGoDuration, parseGoDuration } from '../go/duration.ts';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/render/index.ts';
-import { parseGoDuration } from '../go/duration.ts';
+import { describeError } from '../text/errors.ts';
 import { UsageError, type Command, type DoctorOptions } from './options.ts';
 import { parseServerEndpoint } from './server-endpoint.ts';
 
@@ -63,6 +63,37 @@ function usageGuard<T>(parse: () => T): T {
   }
 }
 
+/**
+ * The longest deadline a timer can hold (2^31-1 ms, about 24.8 days). Beyond it Node fires the timer
+ * at once, which would fail every read; such a value is refused instead.
+ */
+export const MAX_DEADLINE_MS = 2 ** 31 - 1;
+
+/** A positive Go duration that a timer can hold, in milliseconds, or a usage error naming the limit. */
+function parseDeadline(flag: string, text: string): number {
+  const ms = parseGoDuration(text);
+  if (ms === undefined) throw new UsageError(`invalid ${flag} ${JSON.stringify(text)}: use a duration such as 500ms, 30s or 2m`);
+  if (!(ms > 0)) throw new UsageError(`invalid ${flag} ${JSON.stringify(text)}: it must be longer than 0`);
+  if (ms > MAX_DEADLINE_MS) {
+    throw new UsageError(`invalid ${flag} ${JSON.stringify(text)}: the longest is ${formatGoDuration(MAX_DEADLINE_MS)}`);
+  }
+  return ms;
+}
+
+/** A namespace name is a DNS-1123 label: 1 to 63 of a-z, 0-9 and '-', starting and ending alphanumeric. */
+const DNS_1123_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * `--namespace`: empty for all namespaces, else a DNS-1123 label. Anything else (`..`, `a/b`, `%2e`)
+ * could only widen or bend the URL it enters, so it is refused.
+ */
+function parseNamespace(text: string): string {
+  if (text === '' || DNS_1123_LABEL.test(text)) return text;
+  throw new UsageError(
+    `invalid --namespace ${JSON.stringify(text)}: a namespace name is at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`,
+  );
+}
+
 function parseDoctor(args: readonly string[]): Command {
   const { values, positionals } = usageGuard(() =>
     parseArgs({
@@ -88,16 +119,14 @@ function parseDoctor(args: readonly string[]): Command {
   if (values.help) return { kind: 'help', text: DOCTOR_HELP };
   if (positionals.length > 0) throw new UsageError(`doctor takes no arguments, got ${JSON.stringify(positionals[0])}`);
   const output = parseOutput(values.output);
-  const timeoutMs = parseGoDuration(values.timeout);
-  if (timeoutMs === undefined) {
-    throw new UsageError(`invalid --timeout ${JSON.stringify(values.timeout)}: use a duration such as 500ms, 30s or 2m`);
-  }
+  const timeoutMs = parseDeadline('--timeout', values.timeout);
+  const namespace = parseNamespace(values.namespace);
   const endpoint = values['server-endpoint'] === '' ? undefined : parseServerEndpoint(values['server-endpoint']);
   const tokenFile = values['snapshot-token-file'];
   const options: DoctorOptions = {
     kubeconfig: values.kubeconfig,
     context: values.context,
-    namespace: values.namespace,
+    namespace,
     ...(endpoint === undefined ? {} : { serverEndpoint: endpoint }),
     ...(tokenFile === undefined ? {} : { snapshotTokenFile: tokenFile }),
     output,

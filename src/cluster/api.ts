@@ -1,10 +1,25 @@
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { request } from 'undici';
-import { describeError } from '../text/errors.ts';
+import { Interrupted, describeError } from '../text/errors.ts';
 import type { Read } from './state.ts';
 
 /** Items per page of a paginated list. */
 export const PAGE_SIZE = 500;
+
+/**
+ * The most pages one list may take (a million objects at {@link PAGE_SIZE}). An API server, or a proxy
+ * in front of it, that keeps answering with a continue token would otherwise be asked again and again
+ * until the deadline.
+ */
+export const MAX_PAGES = 2_000;
+
+/** `an array`, `a string`, `absent`: what a JSON value is, for a message. */
+function shapeOf(value: unknown): string {
+  if (value === undefined) return 'absent';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `${typeof value === 'object' ? 'an' : 'a'} ${typeof value}`;
+}
 
 /** The outcome of one GET against the API server: the parsed JSON body, or a one-line error. */
 export type ApiResult =
@@ -17,6 +32,26 @@ export type ListResult<T> = Read<T> | { readonly ok: false; readonly error: stri
 export interface ApiStats {
   requests: number;
   bytes: number;
+}
+
+/** More digits than any integer a number holds exactly (2^53 has 16). */
+const LONG_INTEGER = /\d{16,}/;
+
+type Reviver = (this: unknown, key: string, value: unknown, context: { readonly source?: string }) => unknown;
+
+/** Keeps an integer beyond 2^53 exact, as a bigint from its source text (Node 24's JSON.parse passes it). */
+const exactIntegers: Reviver = (_key, value, context) => {
+  if (typeof value !== 'number' || Number.isSafeInteger(value) || context.source === undefined) return value;
+  return /^-?\d+$/.test(context.source) ? BigInt(context.source) : value;
+};
+
+/**
+ * Parses an API answer. Integers beyond 2^53 (an int64 such as a CacheTenant's `indexEntries`) stay
+ * exact as bigints; the slower reviver runs only for a text that holds such a long digit run at all.
+ */
+export function parseApiJson(text: string): unknown {
+  if (!LONG_INTEGER.test(text)) return JSON.parse(text);
+  return JSON.parse(text, exactIntegers as Parameters<typeof JSON.parse>[1]);
 }
 
 /** The message of a Kubernetes `Status` body, if the body is one. */
@@ -72,9 +107,13 @@ export class KubeApi {
       if (res.statusCode !== 200) {
         return { ok: false, status: res.statusCode, error: statusMessage(text) ?? `the API server answered HTTP ${res.statusCode}` };
       }
-      return { ok: true, body: JSON.parse(text) };
+      return { ok: true, body: parseApiJson(text) };
     } catch (err) {
-      if (signal.aborted) return { ok: false, error: `no answer from the API server at ${this.server} before the deadline` };
+      if (signal.aborted) {
+        const reason: unknown = signal.reason;
+        const why = reason instanceof Interrupted ? `the run was ${reason.message}` : 'the deadline passed';
+        return { ok: false, error: `no answer from the API server at ${this.server}: ${why} first` };
+      }
       return { ok: false, error: describeError(err) };
     }
   }
@@ -82,7 +121,9 @@ export class KubeApi {
   /**
    * Lists a collection page by page (`limit`/`continue`), projecting each item as its page arrives so
    * that only the projected fields stay in memory. When a continue token expires (HTTP 410) the list
-   * restarts once without pagination, as kubectl's pager does.
+   * restarts once without pagination, as kubectl's pager does. An answer that is not a list (no
+   * `items` array) fails the read: taken for an empty list, it would hide every finding it holds.
+   * More than {@link MAX_PAGES} pages fail it too.
    */
   async list<T>(
     path: string,
@@ -93,7 +134,13 @@ export class KubeApi {
     const items: T[] = [];
     let token = '';
     let paged = true;
-    for (;;) {
+    for (let pages = 0; ; pages++) {
+      if (pages >= MAX_PAGES) {
+        return {
+          ok: false,
+          error: `stopped after ${MAX_PAGES} pages (${items.length} objects): the API server kept answering with a continue token`,
+        };
+      }
       const query = new URLSearchParams(params);
       if (paged) query.set('limit', String(PAGE_SIZE));
       if (paged && token !== '') query.set('continue', token);
@@ -108,8 +155,11 @@ export class KubeApi {
         return { ok: false, error: res.error, status: res.status };
       }
       const body = res.body as { items?: unknown; metadata?: { continue?: unknown } } | null;
-      if (Array.isArray(body?.items)) for (const raw of body.items) items.push(project(raw));
-      const next = body?.metadata?.continue;
+      if (!Array.isArray(body?.items)) {
+        return { ok: false, error: `the API server's answer to ${path} is not a list: its items are ${shapeOf(body?.items)}` };
+      }
+      for (const raw of body.items) items.push(project(raw));
+      const next = body.metadata?.continue;
       if (!paged || typeof next !== 'string' || next === '') return { ok: true, items };
       token = next;
     }

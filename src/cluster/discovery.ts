@@ -1,5 +1,5 @@
 import type { KubeApi } from './api.ts';
-import { SERVER_DISCOVERY, collectionPath } from './reads.ts';
+import { SERVER_DISCOVERY, collectionPath, isNamespaceName, objectPath } from './reads.ts';
 import { objectRef } from './wire.ts';
 
 /** The Service of the cache-plane server and the namespace it is looked for first. */
@@ -15,8 +15,7 @@ export type DiscoveryResult = { readonly ok: true; readonly namespace: string } 
  * Forbidden or a timeout is reported as it is. `--namespace` never narrows this search.
  */
 export async function discoverServerNamespace(api: KubeApi, signal: AbortSignal): Promise<DiscoveryResult> {
-  const services = collectionPath(SERVER_DISCOVERY, SYSTEM_NAMESPACE);
-  const direct = await api.get(`${services}/${SERVER_SERVICE}`, signal);
+  const direct = await api.get(objectPath(SERVER_DISCOVERY, SYSTEM_NAMESPACE, SERVER_SERVICE), signal);
   if (direct.ok) return { ok: true, namespace: SYSTEM_NAMESPACE };
   if (direct.status !== 404) {
     return { ok: false, error: `reading Service ${SYSTEM_NAMESPACE}/${SERVER_SERVICE} failed: ${direct.error}` };
@@ -35,5 +34,11 @@ export async function discoverServerNamespace(api: KubeApi, signal: AbortSignal)
   if (found === undefined) {
     return { ok: false, error: `no Service named ${JSON.stringify(SERVER_SERVICE)} exists in any namespace` };
   }
+  // The namespace becomes part of the server's host name: only a namespace name may.
+  if (!isNamespaceName(found.namespace))
+    return {
+      ok: false,
+      error: `the Service ${JSON.stringify(SERVER_SERVICE)} was listed in ${JSON.stringify(found.namespace)}, which is not a namespace name`,
+    };
   return { ok: true, namespace: found.namespace };
 }

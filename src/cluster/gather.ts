@@ -5,7 +5,7 @@ import { projectNode } from './project-node.ts';
 import { projectServiceAccount } from './project-pull-secret.ts';
 import { pullSecretRefs } from './pull-secret-refs.ts';
 import { readPullSecrets } from './pull-secrets.ts';
-import { READS, collectionPath } from './reads.ts';
+import { READS, collectionPath, isNamespaceName, objectPath } from './reads.ts';
 import type { ClusterState, ItemOf, ListName, NamespaceLookup, PullSecretLookup, Read, ReadName } from './state.ts';
 import { obj, stringMap } from './wire.ts';
 
@@ -52,7 +52,9 @@ async function listOf<K extends ListName>(api: KubeApi, name: K, namespace: stri
 }
 
 async function lookupNamespace(api: KubeApi, namespace: string, signal: AbortSignal): Promise<NamespaceLookup> {
-  const res = await api.get(`${collectionPath(READS.scopeNamespace.access, '')}/${encodeURIComponent(namespace)}`, signal);
+  if (!isNamespaceName(namespace))
+    return { kind: 'unknown', error: `${JSON.stringify(namespace)} is not a namespace name, so it was not looked up` };
+  const res = await api.get(objectPath(READS.scopeNamespace.access, '', namespace), signal);
   if (res.ok) return { kind: 'found', labels: stringMap(obj(obj(res.body)?.['metadata'])?.['labels']) };
   if (res.status === 404) return { kind: 'not-found' };
   return { kind: 'unknown', error: res.error };

@@ -1,14 +1,16 @@
 import type { KubeApi } from './api.ts';
 import { projectPullSecret } from './project-pull-secret.ts';
 import { secretKey, type PullSecretRef } from './pull-secret-refs.ts';
-import { READS, collectionPath } from './reads.ts';
+import { READS, isNamespaceName, isObjectName, objectPath } from './reads.ts';
 import type { PullSecretLookup } from './state.ts';
 
 /** How many pull secrets are read at once. */
 export const SECRET_READ_CONCURRENCY = 8;
 
 async function readOne(api: KubeApi, ref: PullSecretRef, signal: AbortSignal): Promise<PullSecretLookup> {
-  const res = await api.get(`${collectionPath(READS.pullSecrets.access, ref.namespace)}/${encodeURIComponent(ref.name)}`, signal);
+  // A name no Secret can have names no Secret: it is not read (in a URL it could name another one).
+  if (!isNamespaceName(ref.namespace) || !isObjectName(ref.name)) return { kind: 'not-found' };
+  const res = await api.get(objectPath(READS.pullSecrets.access, ref.namespace, ref.name), signal);
   if (res.ok) return projectPullSecret(res.body);
   if (res.status === 404) return { kind: 'not-found' };
   return { kind: 'unknown', status: res.status, error: res.error };

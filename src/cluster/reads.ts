@@ -64,9 +64,40 @@ export const READS = {
 /** Finding the cache-plane server's Service: a `get` in its usual namespace, then a `list` everywhere. */
 export const SERVER_DISCOVERY: ApiAccess = { ...CORE, resource: 'services', verbs: ['get', 'list'], namespaced: true };
 
-/** The REST path of a collection, cluster-wide when `namespace` is empty. */
+const DNS_1123_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_1123_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Whether `name` can name a namespace (a DNS-1123 label). */
+export function isNamespaceName(name: string): boolean {
+  return DNS_1123_LABEL.test(name);
+}
+
+/**
+ * Whether `name` can name an object such as a Secret (a DNS-1123 subdomain). A name from the cluster
+ * that cannot is never put into a URL: `..` or `a/b` would change which URL is read.
+ */
+export function isObjectName(name: string): boolean {
+  return DNS_1123_SUBDOMAIN.test(name);
+}
+
+/**
+ * The REST path of a collection, cluster-wide when `namespace` is empty.
+ *
+ * @throws RangeError for a namespace that is not a namespace name (the CLI refuses those first).
+ */
 export function collectionPath(access: ApiAccess, namespace: string): string {
+  if (namespace !== '' && !isNamespaceName(namespace)) throw new RangeError(`${JSON.stringify(namespace)} is not a namespace name`);
   const base = access.group === '' ? `/api/${access.version}` : `/apis/${access.group}/${access.version}`;
-  const scope = access.namespaced && namespace !== '' ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  const scope = access.namespaced && namespace !== '' ? `/namespaces/${namespace}` : '';
   return `${base}${scope}/${access.resource}`;
+}
+
+/**
+ * The REST path of one object.
+ *
+ * @throws RangeError for a name that cannot be an object's (check with {@link isObjectName} first).
+ */
+export function objectPath(access: ApiAccess, namespace: string, name: string): string {
+  if (!isObjectName(name)) throw new RangeError(`${JSON.stringify(name)} is not an object name`);
+  return `${collectionPath(access, namespace)}/${name}`;
 }

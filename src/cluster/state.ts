@@ -2,7 +2,11 @@
  * The gathered picture of the cluster that every check judges. It is built once per run by
  * `gather.ts` and never changes afterwards. Objects are projected to the few fields the checks read,
  * so a 20,000-pod cluster costs what those fields cost, not what the full objects cost.
+ *
+ * @module
  */
+
+import type { Count } from './wire.ts';
 
 /** The outcome of one collection read: the items in API order, or why the read failed. */
 export type Read<T> = { readonly ok: true; readonly items: readonly T[] } | { readonly ok: false; readonly error: string };
@@ -29,10 +33,10 @@ export interface CacheBackend extends ObjectRef {
   /** `spec.remoteStorage`, present or not, with its ownership string. */
   readonly remoteStorage?: { readonly ownership: string };
   readonly conditions: readonly Condition[];
-  readonly matchedEnginePods?: number;
+  readonly matchedEnginePods?: Count;
   /** `status.firstKVEventObservedAt`, RFC 3339 as stored. */
   readonly firstKVEventObservedAt?: string;
-  readonly indexParticipation?: { readonly prefixCount?: number; readonly lastEventAt?: string };
+  readonly indexParticipation?: { readonly prefixCount?: Count; readonly lastEventAt?: string };
   /**
    * The published remote endpoint and the status field it came from: `status.remoteStorage.endpoint`,
    * or for installs older than the move of that field, the flat `status.endpoint`. Absent when neither
@@ -202,8 +206,8 @@ export interface EventRecord {
 /** A CacheTenant as the checks see it. */
 export interface CacheTenant extends ObjectRef {
   readonly tenantID: string;
-  readonly maxIndexEntries?: number;
-  readonly indexEntries?: number;
+  readonly maxIndexEntries?: Count;
+  readonly indexEntries?: Count;
   readonly conditions: readonly Condition[];
 }
 

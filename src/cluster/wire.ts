@@ -3,6 +3,17 @@
  * absent, because a diagnostic must not crash on the very breakage it is meant to report.
  */
 
+/**
+ * A count from the cluster (an int64 in the API), exact: a bigint when it is an integer beyond 2^53,
+ * which a JavaScript number would round (9223372036854775807 would print as 9223372036854776000).
+ */
+export type Count = number | bigint;
+
+/** Whether a count is zero, in either form. */
+export function isZero(count: Count): boolean {
+  return count === 0 || count === 0n;
+}
+
 /** A JSON object as it arrived on the wire. */
 export type WireObject = Readonly<Record<string, unknown>>;
 
@@ -26,8 +37,9 @@ export function optStr(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
-/** A finite number, or undefined. */
-export function optInt(v: unknown): number | undefined {
+/** A finite number or an exact big integer (see `parseApiJson`), or undefined. */
+export function optInt(v: unknown): Count | undefined {
+  if (typeof v === 'bigint') return v;
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 

@@ -8,6 +8,7 @@
  */
 
 import { formatGoDuration } from '../go/duration.ts';
+import { Interrupted } from '../text/errors.ts';
 
 /** Longest delay `setTimeout` accepts; larger budgets are clamped to it (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -36,6 +37,7 @@ export function timeoutMessage(ms: number): string {
 /** The one-line error of a probe stopped by the overall signal, from that signal's reason. */
 export function abortMessage(reason: unknown): string {
   if (reason instanceof Error && reason.name === 'TimeoutError') return 'the overall deadline of the run passed before an answer';
+  if (reason instanceof Interrupted) return `the run was ${reason.message} before an answer`;
   return 'cancelled before an answer';
 }
 

@@ -4,9 +4,11 @@
  *
  * Behaves like Go's default HTTP client where it matters to the checks: redirects are followed (the
  * tenth redirect answer is an error), `Accept-Encoding: gzip` is sent on GET and a gzip body is
- * inflated, HTTP_PROXY/HTTPS_PROXY/NO_PROXY are honoured except for localhost and loopback addresses,
- * and the Authorization header is dropped when a redirect leaves the original host and its
- * subdomains. Deliberate deviation (DESIGN §7.7): a body over the cap is reported as too large.
+ * inflated, and HTTP_PROXY/HTTPS_PROXY/NO_PROXY are honoured except for localhost and loopback
+ * addresses. Deliberate deviations: a body over the cap is reported as too large (DESIGN §7.7); the
+ * Authorization header goes only to the exact origin (scheme, host and port) it was meant for, where Go
+ * keeps it for any port of the same host and its subdomains; and every redirect followed is recorded,
+ * so that the findings say where the answer really came from.
  *
  * @module
  */
@@ -17,7 +19,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
 import { startBudget, type ProbeBudget } from './deadline.ts';
 import { describeError, oneLine, redact } from '../text/errors.ts';
-import type { HttpResult, SnapshotBody } from './results.ts';
+import type { HttpResult, Redirect, SnapshotBody } from './results.ts';
 
 /** Default cap on the (inflated) /snapshot body: 8 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -137,13 +139,6 @@ function parseUrl(text: string): URL | string {
   }
 }
 
-/** Go's rule for keeping Authorization on a redirect: same host, or a subdomain of it. */
-function sameHostOrSubdomain(dest: string, initial: string): boolean {
-  if (dest === initial) return true;
-  if (/[:%]/.test(dest)) return false;
-  return dest.endsWith(`.${initial}`);
-}
-
 function discard(body: Readable): void {
   body.on('error', () => undefined);
   body.destroy();
@@ -151,9 +146,19 @@ function discard(body: Readable): void {
 
 type Exchange =
   | { readonly kind: 'failed'; readonly result: HttpResult }
-  | { readonly kind: 'answered'; readonly status: number; readonly headers: Dispatcher.ResponseData['headers']; readonly body: Readable };
+  | {
+      readonly kind: 'answered';
+      readonly status: number;
+      readonly headers: Dispatcher.ResponseData['headers'];
+      readonly body: Readable;
+      readonly redirect?: Redirect;
+    };
 
-/** Sends `method url`, following redirects the way Go's client does. */
+/**
+ * Sends `method url`, following redirects as Go's client does, except that the Authorization header
+ * is sent to the origin of `url` only: a redirect to another port of the same host may reach another
+ * server, which must not see the doctor's token.
+ */
 async function exchange(
   method: 'GET' | 'HEAD',
   url: URL,
@@ -162,10 +167,13 @@ async function exchange(
   dispatchers: Dispatchers,
   describe: (err: unknown) => string,
 ): Promise<Exchange> {
-  const initialHost = url.hostname.toLowerCase();
+  const withoutAuthorization = Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
+  const carriesToken = Object.keys(withoutAuthorization).length !== Object.keys(headers).length;
   let current = url;
-  let currentHeaders: Record<string, string> = { ...headers };
+  let tokenWithheld = false;
   for (let redirects = 0; ;) {
+    const sameOrigin = current.origin === url.origin;
+    if (carriesToken && !sameOrigin) tokenWithheld = true;
     if (current.protocol !== 'http:' && current.protocol !== 'https:') {
       return {
         kind: 'failed',
@@ -176,7 +184,7 @@ async function exchange(
     try {
       answer = await request(current, {
         method,
-        headers: currentHeaders,
+        headers: sameOrigin ? headers : withoutAuthorization,
         signal: budget.signal,
         dispatcher: dispatchers.for(current),
       });
@@ -185,7 +193,14 @@ async function exchange(
     }
     const location = firstHeader(answer.headers['location']);
     if (!REDIRECT_STATUSES.has(answer.statusCode) || location === undefined) {
-      return { kind: 'answered', status: answer.statusCode, headers: answer.headers, body: answer.body };
+      const redirect = redirects === 0 ? undefined : { count: redirects, to: current.href, tokenWithheld };
+      return {
+        kind: 'answered',
+        status: answer.statusCode,
+        headers: answer.headers,
+        body: answer.body,
+        ...(redirect === undefined ? {} : { redirect }),
+      };
     }
     discard(answer.body);
     redirects++;
@@ -200,9 +215,6 @@ async function exchange(
         kind: 'failed',
         result: { kind: 'transport-error', error: `HTTP ${answer.statusCode} answer with a Location header that is not a URL` },
       };
-    }
-    if (!sameHostOrSubdomain(next.hostname.toLowerCase(), initialHost)) {
-      currentHeaders = Object.fromEntries(Object.entries(currentHeaders).filter(([name]) => name.toLowerCase() !== 'authorization'));
     }
     current = next;
   }
@@ -280,12 +292,13 @@ export async function probeSnapshot(url: string, opts: SnapshotOptions): Promise
     if (token !== '') headers['authorization'] = `Bearer ${token}`;
     const answer = await exchange('GET', parsed, headers, budget, dispatchers, describe);
     if (answer.kind === 'failed') return answer.result;
+    const redirect = answer.redirect === undefined ? {} : { redirect: answer.redirect };
     if (answer.status !== 200) {
       discard(answer.body);
-      return { kind: 'response', status: answer.status };
+      return { kind: 'response', status: answer.status, ...redirect };
     }
     const body = await readSnapshotBody(answer.body, firstHeader(answer.headers['content-encoding']), limit, describe);
-    return { kind: 'response', status: 200, body };
+    return { kind: 'response', status: 200, body, ...redirect };
   } catch (err) {
     return { kind: 'transport-error', error: describe(err) };
   } finally {
@@ -307,7 +320,7 @@ export async function probeRoute(url: string, opts: RouteOptions): Promise<HttpR
     const answer = await exchange('HEAD', parsed, {}, budget, dispatchers, describe);
     if (answer.kind === 'failed') return answer.result;
     discard(answer.body);
-    return { kind: 'response', status: answer.status };
+    return { kind: 'response', status: answer.status, ...(answer.redirect === undefined ? {} : { redirect: answer.redirect }) };
   } catch (err) {
     return { kind: 'transport-error', error: describe(err) };
   } finally {

@@ -17,11 +17,21 @@ export type SnapshotBody =
   | { readonly kind: 'too-large'; readonly limitBytes: number }
   | { readonly kind: 'read-error'; readonly error: string };
 
+/**
+ * The redirects a probe followed before its answer: how many, the URL that answered, and whether the
+ * bearer token was withheld there because that URL is another origin than the one probed.
+ */
+export interface Redirect {
+  readonly count: number;
+  readonly to: string;
+  readonly tokenWithheld: boolean;
+}
+
 /** Outcome of one HTTP probe (GET /snapshot, HEAD /policy, HEAD /probe). */
 export type HttpResult =
   | { readonly kind: 'build-error'; readonly error: string }
   | { readonly kind: 'transport-error'; readonly error: string }
-  | { readonly kind: 'response'; readonly status: number; readonly body?: SnapshotBody };
+  | { readonly kind: 'response'; readonly status: number; readonly body?: SnapshotBody; readonly redirect?: Redirect };
 
 /** Outcome of a TCP dial of a CacheBackend's published endpoint. */
 export type DialResult = { readonly ok: true } | { readonly ok: false; readonly error: string };

@@ -20,8 +20,19 @@ export interface Summary {
   readonly info: number;
   readonly warn: number;
   readonly fail: number;
-  readonly exitCode: 0 | 1 | 2;
+  readonly exitCode: ReportExitCode;
+  /**
+   * Why the run stopped before it finished (`interrupted by SIGTERM`); absent for a finished run. An
+   * incomplete report lacks findings, so its exit code is {@link EXIT_INCOMPLETE} whatever it holds.
+   */
+  readonly incomplete?: string;
 }
+
+/** The exit code of an incomplete report: the run was interrupted, so its verdict is unknown. */
+export const EXIT_INCOMPLETE = 4;
+
+/** 0 nothing worse than INFO, 1 a WARN, 2 a FAIL, 4 incomplete. (3, could not run, has no report.) */
+export type ReportExitCode = 0 | 1 | 2 | typeof EXIT_INCOMPLETE;
 
 /** The findings of one run, in emission order, with their summary. */
 export interface Report {
@@ -37,9 +48,13 @@ export function exitCodeOf(findings: readonly Finding[]): 0 | 1 | 2 {
   return 0;
 }
 
-/** Builds the report: findings kept in emission order, counts for all four statuses. */
-export function makeReport(findings: readonly Finding[]): Report {
+/**
+ * Builds the report: findings kept in emission order, counts for all four statuses, and, for a run
+ * that stopped early, why it is incomplete.
+ */
+export function makeReport(findings: readonly Finding[], incomplete?: string): Report {
   const count = (s: Status) => findings.filter((f) => f.status === s).length;
   const [ok, info, warn, fail] = STATUSES.map(count) as [number, number, number, number];
-  return { summary: { ok, info, warn, fail, exitCode: exitCodeOf(findings) }, findings };
+  if (incomplete === undefined) return { summary: { ok, info, warn, fail, exitCode: exitCodeOf(findings) }, findings };
+  return { summary: { ok, info, warn, fail, exitCode: EXIT_INCOMPLETE, incomplete }, findings };
 }

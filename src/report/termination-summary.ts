@@ -1,6 +1,6 @@
-import { oneLine } from '../text/errors.ts';
 import type { Finding, Report } from './finding.ts';
 import type { Status } from './status.ts';
+import { forTerminal } from './terminal-text.ts';
 
 /**
  * Kubernetes keeps at most 4096 bytes of a container's termination message; anything longer is cut
@@ -33,8 +33,9 @@ function groupFindings(findings: readonly Finding[]): CodeGroup[] {
       const key = `${status} ${finding.code}`;
       const group = groups.get(key) ?? { status, code: finding.code, count: 0, resources: new Set<string>() };
       group.count += 1;
-      // A resource comes from a cluster object; a line break in it must not break the line format.
-      if (finding.resource !== undefined && finding.resource !== '') group.resources.add(oneLine(finding.resource));
+      // A resource comes from a cluster object: escaped, so that it can neither break the line format
+      // nor drive the terminal of whoever reads the message (kubectl describe).
+      if (finding.resource !== undefined && finding.resource !== '') group.resources.add(forTerminal(finding.resource).toString());
       groups.set(key, group);
     }
   }
@@ -42,8 +43,9 @@ function groupFindings(findings: readonly Finding[]): CodeGroup[] {
 }
 
 function headerOf(report: Report): string {
-  const { exitCode, fail, warn, info, ok } = report.summary;
-  return `inferencecache doctor: exit ${exitCode}; ${fail} FAIL, ${warn} WARN, ${info} INFO, ${ok} OK`;
+  const { exitCode, fail, warn, info, ok, incomplete } = report.summary;
+  const why = incomplete === undefined ? '' : ` (incomplete: ${forTerminal(incomplete).toString()})`;
+  return `inferencecache doctor: exit ${exitCode}${why}; ${fail} FAIL, ${warn} WARN, ${info} INFO, ${ok} OK`;
 }
 
 /** One group's line showing its first `shown` resources; the rest are counted, not named. */

@@ -69,3 +69,11 @@ export function fileErrorReason(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code !== '' ? code : describeError(err);
 }
+
+/**
+ * Why a run was cut short by a signal (`interrupted by SIGTERM`): the reason its abort signal carries,
+ * so that every read and probe it ends can say so instead of blaming a deadline.
+ */
+export class Interrupted extends Error {
+  override readonly name = 'Interrupted';
+}

@@ -1,7 +1,6 @@
 // Helpers for integration tests: load the YAML fixtures under test/fixtures/ and put them into the
 // test control plane (test/support/controlplane). Objects are plain JSON-shaped values, exactly as
 // written in the YAML (wire field names), so tests can inspect and edit them freely.
-import { describeError } from '../../src/text/errors.ts';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -19,6 +18,7 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
+import { describeError } from '../../src/text/errors.ts';
 import { collectProcess } from './bundle.ts';
 import { inPodCommand, type PodMounts } from './pod-fs.ts';
 

@@ -1,8 +1,8 @@
 // The process behind `npm run cluster:up -- --full`: starts the full test cluster (see full-cluster.ts),
 // writes its state to the file named by the first argument once everything is up, and keeps it running
 // until SIGTERM or SIGINT. Test support only; never shipped.
-import { describeError } from '../../src/text/errors.ts';
 import { writeFileSync } from 'node:fs';
+import { describeError } from '../../src/text/errors.ts';
 import { controlPlaneState, type ControlPlaneState } from './controlplane/controlplane.ts';
 import { startFullCluster } from './full-cluster.ts';
 

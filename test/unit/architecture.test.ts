@@ -21,7 +21,8 @@ const LAYER_RANK: Readonly<Record<string, number>> = {
   checks: 3,
   cli: 4,
   'doctor.ts': 5,
-  'main.ts': 6,
+  'app.ts': 6,
+  'main.ts': 7,
 };
 
 /** The layer of a file under src/: its top-level folder, or the file itself at the top. */

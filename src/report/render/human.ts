@@ -1,4 +1,5 @@
-import type { Finding, Report } from '../finding.ts';
+import type { TerminalText } from '../terminal-text.ts';
+import type { TerminalFinding, TerminalReport } from './terminal-report.ts';
 import type { Status } from '../status.ts';
 
 /** Options of {@link renderHuman}. */
@@ -21,11 +22,12 @@ const COLOR: Readonly<Record<Status, string>> = {
 
 /**
  * The human report (upstream-doctor.md R-8.1): a header, one section per status present (FAIL, WARN,
- * INFO, OK; findings in emission order within a section), then the summary line. Messages are printed
- * raw. With `color`, the header and summary are bold, section labels bold and coloured, and each
- * finding's tag (label padded to 4, space, code) coloured; resources and messages never are.
+ * INFO, OK; findings in emission order within a section), then the summary line, preceded by a line
+ * that says why when the run is incomplete. Resources and messages are escaped text. With `color`,
+ * the header and summary are bold, section labels bold and coloured, and each finding's tag (label
+ * padded to 4, space, code) coloured; resources and messages never are.
  */
-export function renderHuman(report: Report, opts: HumanOptions): string {
+export function renderHuman(report: TerminalReport, opts: HumanOptions): string {
   const bold = (text: string) => (opts.color ? `${BOLD}${text}${RESET}` : text);
   const paint = (status: Status, text: string) => (opts.color ? `${COLOR[status]}${text}${RESET}` : text);
 
@@ -34,16 +36,22 @@ export function renderHuman(report: Report, opts: HumanOptions): string {
     const findings = report.findings.filter((f) => f.status === status);
     if (findings.length === 0) continue;
     out += `${opts.color ? `${BOLD}${paint(status, status)}` : status}\n`;
-    for (const f of findings) out += findingLines(f, paint(status, `${status.padEnd(4)} ${f.code}`));
+    for (const f of findings) out += findingLines(f, paint(status, `${status.padEnd(4)} ${f.code.toString()}`));
     out += '\n';
   }
   const { ok, info, warn, fail, exitCode } = report.summary;
+  if (report.incomplete !== undefined) out += `${bold(incompleteLine(report.incomplete))}\n`;
   out += `${bold(`Summary: ${ok} OK, ${info} INFO, ${warn} WARN, ${fail} FAIL  (exit ${exitCode})`)}\n`;
   return out;
 }
 
 /** The two lines of one finding: tag and resource (when there is one), then the indented message. */
-function findingLines(f: Finding, tag: string): string {
-  const head = f.resource === undefined || f.resource === '' ? `  ${tag}` : `  ${tag}  ${f.resource}`;
-  return `${head}\n      ${f.message}\n`;
+function findingLines(f: TerminalFinding, tag: string): string {
+  const head = f.resource === undefined ? `  ${tag}` : `  ${tag}  ${f.resource.toString()}`;
+  return `${head}\n      ${f.message.toString()}\n`;
+}
+
+/** Said above the summary of a run that stopped early: its findings are not all there. */
+function incompleteLine(why: TerminalText): string {
+  return `Incomplete: ${why.toString()}; the checks that had not finished are missing or report what they could not read`;
 }

@@ -1,11 +1,12 @@
+import { goFields } from '../../go/strings.ts';
 import type { Report } from '../finding.ts';
 import { renderHuman } from './human.ts';
 import { renderJson } from './json.ts';
 import { renderTable } from './table.ts';
+import { toTerminal } from './terminal-report.ts';
 
-export { renderHuman, type HumanOptions } from './human.ts';
+export { type HumanOptions } from './human.ts';
 export { renderJson } from './json.ts';
-export { renderTable } from './table.ts';
 
 /** The values of `--output`, the default first. */
 export const OUTPUT_FORMATS = ['human', 'json', 'table'] as const;
@@ -19,14 +20,17 @@ export interface RenderOptions {
   readonly color?: boolean | undefined;
 }
 
-/** Renders `report` in `format`. Pure: the caller writes the string to stdout. */
+/**
+ * Renders `report` in `format`. Pure: the caller writes the string to stdout. Human and table output
+ * go to terminals, so their renderers get the report with every text escaped; JSON escapes by itself.
+ */
 export function render(report: Report, format: OutputFormat, opts: RenderOptions = {}): string {
   switch (format) {
     case 'human':
-      return renderHuman(report, { color: opts.color ?? false });
+      return renderHuman(toTerminal(report), { color: opts.color ?? false });
     case 'json':
       return renderJson(report);
     case 'table':
-      return renderTable(report);
+      return renderTable(toTerminal(report, (message) => goFields(message).join(' ')));
   }
 }

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { describeError } from '../../../src/text/errors.ts';
 import { randomBytes } from 'node:crypto';
+import { describeError } from '../../../src/text/errors.ts';
 import type { KubeApi } from './api.ts';
 import type { Pod } from './types.ts';
 

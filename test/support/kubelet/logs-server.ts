@@ -9,11 +9,11 @@
  * @module
  */
 
-import { describeError } from '../../../src/text/errors.ts';
 import * as fs from 'node:fs';
 import type * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { describeError } from '../../../src/text/errors.ts';
 import { parseCriLines, renderRecord, selectRecords, type LogQuery, type LogRecord } from './cri-log.ts';
 import type { LogAttempt } from './pod-worker.ts';
 

@@ -8,8 +8,8 @@
  * @module
  */
 
-import { describeError } from '../../../src/text/errors.ts';
 import * as os from 'node:os';
+import { describeError } from '../../../src/text/errors.ts';
 import { isStatus, type KubeApi } from './api.ts';
 import { nowRfc3339 } from './types.ts';
 

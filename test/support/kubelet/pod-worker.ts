@@ -8,10 +8,10 @@
  * @module
  */
 
-import { describeError } from '../../../src/text/errors.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { describeError } from '../../../src/text/errors.ts';
 import { isStatus, type KubeApi } from './api.ts';
 import { ImagePullError, configureContainer, type ContainerConfigContext } from './container-config.ts';
 import { startContainer, type RunningContainer } from './container.ts';

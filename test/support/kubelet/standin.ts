@@ -9,11 +9,11 @@
  * @module
  */
 
-import { describeError } from '../../../src/text/errors.ts';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { describeError } from '../../../src/text/errors.ts';
 import { connectApi, isStatus, type KubeApi } from './api.ts';
 import { EventRecorder } from './events.ts';
 import type { ImageMap } from './images.ts';

@@ -15,12 +15,12 @@
  * @module
  */
 
-import { describeError } from '../../../src/text/errors.ts';
 import * as dns from 'node:dns';
 import * as fs from 'node:fs';
 import { Client, credentials } from '@grpc/grpc-js';
 import { request } from 'undici';
 import { checkGrpcHealth } from '../../../src/probes/grpc-health.ts';
+import { describeError } from '../../../src/text/errors.ts';
 
 const [mode, ...args] = process.argv.slice(2);
 

@@ -8,9 +8,9 @@
  * @module
  */
 
-import { describeError } from '../../../src/text/errors.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { describeError } from '../../../src/text/errors.ts';
 import type { KubeApi } from './api.ts';
 import type { Pod, ServiceAccountTokenProjection } from './types.ts';
 

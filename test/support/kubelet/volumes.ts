@@ -13,9 +13,9 @@
  * @module
  */
 
-import { describeError } from '../../../src/text/errors.ts';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { describeError } from '../../../src/text/errors.ts';
 import type { PodMounts } from '../pod-fs.ts';
 import { isStatus, type KubeApi } from './api.ts';
 import { FieldPathError, volumeFieldValue } from './fieldpath.ts';

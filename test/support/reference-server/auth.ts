@@ -8,9 +8,9 @@
  * @module
  */
 
-import { describeError } from '../../../src/text/errors.ts';
 import { createHash } from 'node:crypto';
 import { ApiException, AuthenticationV1Api, Observable, type KubeConfig, type V1TokenReview } from '@kubernetes/client-node';
+import { describeError } from '../../../src/text/errors.ts';
 
 /** The four results upstream counts per route. */
 export type AuthResult = 'ok' | 'unauth' | 'forbidden' | 'error';

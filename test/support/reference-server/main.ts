@@ -11,8 +11,8 @@
  * @module
  */
 
-import { describeError } from '../../../src/text/errors.ts';
 import { parseArgs } from 'node:util';
+import { describeError } from '../../../src/text/errors.ts';
 import {
   HEALTH_MODES,
   ROUTE_NAMES,

@@ -14,10 +14,10 @@
  * @module
  */
 
-import { describeError } from '../../../src/text/errors.ts';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
+import { describeError } from '../../../src/text/errors.ts';
 import { RouteAuthenticator, type AuthCounts } from './auth.ts';
 import { HEALTH_MODES, startHealthServer, type HealthMode, type HealthServer } from './health.ts';
 

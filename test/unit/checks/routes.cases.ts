@@ -21,6 +21,11 @@ function routeCases(route: Route): Case[] {
   return [
     { name: 'config-only → nothing', input: input(), expected: [] },
     {
+      name: `a redirect to a mounted route → ${wired} that names where the answer came from`,
+      input: withResult({ kind: 'response', status: 405, redirect: { count: 1, to: `http://h:9/${route}2`, tokenWithheld: false } }),
+      expected: [[wired, url, ['405', `after 1 redirect, answered by http://h:9/${route}2`]]],
+    },
+    {
       name: 'location failed → nothing',
       input: input({ probes: { server: { location: { kind: 'failed', error: 'x' }, tokenSent: false } } }),
       expected: [],

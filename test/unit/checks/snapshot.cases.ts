@@ -19,8 +19,38 @@ const authStatuses = [401, 403].flatMap((status) =>
   })),
 );
 
+/** A 200 with JSON that came through redirects. */
+const redirected = (tokenWithheld: boolean) =>
+  server({
+    snapshot: { kind: 'response', status: 200, body: { kind: 'json' }, redirect: { count: 2, to: 'http://other:9/snap', tokenWithheld } },
+  });
+
 export const snapshotCases: readonly Case[] = [
   { name: 'config-only → nothing', input: input(), expected: [] },
+  {
+    name: 'redirected within the origin → SN004 that names the redirect',
+    input: input({ probes: { server: redirected(false) } }),
+    expected: [['SN004', URL, ['after 2 redirects, answered by http://other:9/snap'], ['not sent']]],
+  },
+  {
+    name: 'redirected to another origin: the token was withheld, so a 200 is also SN003',
+    input: input({ probes: { server: redirected(true) } }),
+    expected: [
+      ['SN004', URL, ['answered by http://other:9/snap; the token was not sent there']],
+      ['SN003', URL, ['answered by http://other:9/snap']],
+    ],
+  },
+  {
+    name: 'a redirect that ends in 401 is SN005 and says so',
+    input: input({
+      probes: {
+        server: server({
+          snapshot: { kind: 'response', status: 401, redirect: { count: 1, to: 'http://h:8081/login', tokenWithheld: false } },
+        }),
+      },
+    }),
+    expected: [['SN005', URL, ['401', 'after 1 redirect, answered by http://h:8081/login']]],
+  },
   {
     name: 'location failed → nothing (SV001 alone reports it)',
     input: input({ probes: { server: { location: { kind: 'failed', error: 'no service' }, tokenSent: false } } }),

@@ -9,6 +9,29 @@ function doctor(...args: string[]): DoctorOptions {
   return command.options;
 }
 
+describe('--timeout', () => {
+  it.each([
+    ['500ms', 500],
+    ['30s', 30_000],
+    ['596h31m23.647s', 2 ** 31 - 1],
+  ])('%s is %d ms', (text, ms) => expect(doctor('--timeout', text).timeoutMs).toBe(ms));
+  it.each([
+    ['0', /longer than 0/],
+    ['0s', /longer than 0/],
+    ['-1s', /longer than 0/],
+    ['596h31m23.648s', /the longest is 596h31m23.647s/],
+    ['600h', /the longest is 596h31m23.647s/],
+    ['30', /use a duration/],
+  ])('%s is refused', (text, why) => expect(() => doctor(`--timeout=${text}`)).toThrow(why));
+});
+
+describe('--namespace', () => {
+  it.each(['', 'default', 'team-a', 'a', 'x'.repeat(63), 'ns-1'])('%j is a namespace', (ns) => expect(doctor('-n', ns).namespace).toBe(ns));
+  it.each(['..', '.', 'a/b', 'A', 'ns_1', '-a', 'a-', 'x'.repeat(64), 'a.b', '%2e%2e', 'a b'])('%j is refused', (ns) => {
+    expect(() => doctor(`--namespace=${ns}`)).toThrow(UsageError);
+  });
+});
+
 describe('--server-endpoint', () => {
   it.each([
     ['localhost', 'localhost', '9090'],

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { cacheBackendHealth } from '../../../src/checks/cachebackend-health.ts';
+import { cacheTenantHealth } from '../../../src/checks/cachetenant-health.ts';
+import { runCheck } from '../../../src/checks/run.ts';
+import { parseApiJson } from '../../../src/cluster/api.ts';
 import { projectCacheBackend, projectCacheTenant, projectEvent, projectPod } from '../../../src/cluster/project.ts';
+import { given, ok } from '../checks/fixtures.ts';
 
 const meta = { namespace: 'ns', name: 'b', uid: 'u1' };
 
@@ -107,5 +112,45 @@ describe('Pod and CacheTenant projections', () => {
       conditions: [],
     });
     expect(projectCacheTenant({ metadata: meta, spec: { tenantID: 't' } })).toEqual({ ...meta, tenantID: 't', conditions: [] });
+  });
+});
+
+describe('int64 counts stay exact', () => {
+  const text = JSON.stringify({
+    metadata: meta,
+    spec: { tenantID: 't', quota: { maxIndexEntries: 0 } },
+    status: { indexEntries: 0, conditions: [{ type: 'QuotaExceeded', status: 'True', reason: 'R', message: '' }] },
+  })
+    .replace('"maxIndexEntries":0', '"maxIndexEntries":9223372036854775806')
+    .replace('"indexEntries":0', '"indexEntries":9223372036854775807');
+
+  it('parses integers beyond 2^53 from their source text', () => {
+    expect(parseApiJson('{"a":9223372036854775807,"b":-9007199254740993,"c":12,"d":1.5,"e":12345678901234567.5}')).toEqual({
+      a: 9223372036854775807n,
+      b: -9007199254740993n,
+      c: 12,
+      d: 1.5,
+      e: 12345678901234568,
+    });
+    expect(parseApiJson('{"a":1,"uid":"1234567890123456789"}')).toEqual({ a: 1, uid: '1234567890123456789' });
+  });
+
+  it('a CacheTenant keeps them exact through the projection and into CT001', () => {
+    const tenant = projectCacheTenant(parseApiJson(text));
+    expect(tenant).toMatchObject({ indexEntries: 9223372036854775807n, maxIndexEntries: 9223372036854775806n });
+    const [finding] = runCheck(cacheTenantHealth, given({ cacheTenants: ok([tenant]) }));
+    expect(finding?.message).toContain('9223372036854775807 index entries, maxIndexEntries quota 9223372036854775806');
+  });
+
+  it('a huge matchedEnginePods is not zero, a zero one is', () => {
+    const backend = (matched: string) =>
+      projectCacheBackend(
+        parseApiJson(
+          `{"metadata":{"name":"b"},"spec":{"engineSelector":{"matchLabels":{"a":"b"}}},"status":{"matchedEnginePods":${matched}}}`,
+        ),
+      );
+    const codes = (matched: string) => runCheck(cacheBackendHealth, given({ cacheBackends: ok([backend(matched)]) })).map((f) => f.code);
+    expect(codes('18446744073709551615')).not.toContain('CB002');
+    expect(codes('0')).toContain('CB002');
   });
 });

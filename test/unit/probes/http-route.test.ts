@@ -143,20 +143,32 @@ describe('probeSnapshot (GET /snapshot)', () => {
     expect(await get()).toEqual({ kind: 'response', status: 302 });
   });
 
-  it('follows a redirect and keeps the token on the same host', async () => {
+  it('follows a redirect within the origin, keeps the token, and records where the answer came from', async () => {
     server.setRoute('/snapshot', { kind: 'redirect', status: 307, location: '/real' });
     server.setRoute('/real', { kind: 'answer', status: 200, body: '[]' });
-    expect(await get({ token: TOKEN })).toEqual({ kind: 'response', status: 200, body: { kind: 'json' } });
+    expect(await get({ token: TOKEN })).toEqual({
+      kind: 'response',
+      status: 200,
+      body: { kind: 'json' },
+      redirect: { count: 1, to: server.url('/real'), tokenWithheld: false },
+    });
     expect(server.requests.map((r) => r.path)).toEqual(['/snapshot', '/real']);
     expect(server.requests[1]?.headers['authorization']).toBe(`Bearer ${TOKEN}`);
   });
 
-  it('drops the token when a redirect leaves the host', async () => {
+  it.each([
+    ['another host name for the same address', (port: number) => `http://localhost:${port}/elsewhere`],
+    ['another port of the same host (Go would send the token there)', (port: number) => `http://127.0.0.1:${port}/elsewhere`],
+  ])('withholds the token from %s', async (_, location) => {
     const other = await startHttpServer({ '/elsewhere': { kind: 'answer', status: 200, body: '{}' } });
     try {
-      // Same address, different host name: 127.0.0.1 → localhost.
-      server.setRoute('/snapshot', { kind: 'redirect', status: 302, location: `http://localhost:${other.port}/elsewhere` });
-      expect(await get({ token: TOKEN })).toEqual({ kind: 'response', status: 200, body: { kind: 'json' } });
+      server.setRoute('/snapshot', { kind: 'redirect', status: 302, location: location(other.port) });
+      expect(await get({ token: TOKEN })).toEqual({
+        kind: 'response',
+        status: 200,
+        body: { kind: 'json' },
+        redirect: { count: 1, to: location(other.port), tokenWithheld: true },
+      });
       expect(other.requests).toHaveLength(1);
       expect(other.requests[0]?.headers['authorization']).toBeUndefined();
     } finally {
@@ -174,7 +186,12 @@ describe('probeSnapshot (GET /snapshot)', () => {
     for (let i = 0; i < 9; i++)
       server.setRoute(i === 0 ? '/snapshot' : `/r${i}`, { kind: 'redirect', status: 301, location: `/r${i + 1}` });
     server.setRoute('/r9', { kind: 'answer', status: 200, body: '{}' });
-    expect(await get()).toEqual({ kind: 'response', status: 200, body: { kind: 'json' } });
+    expect(await get()).toEqual({
+      kind: 'response',
+      status: 200,
+      body: { kind: 'json' },
+      redirect: { count: 9, to: server.url('/r9'), tokenWithheld: false },
+    });
     expect(server.requests).toHaveLength(10);
   });
 
@@ -307,7 +324,11 @@ describe('probeRoute (HEAD /policy, /probe)', () => {
   it('a redirect is followed with HEAD', async () => {
     server.setRoute('/probe', { kind: 'redirect', status: 303, location: '/probe2' });
     server.setRoute('/probe2', { kind: 'answer', status: 405 });
-    expect(await probeRoute(server.url('/probe'), { deadlineMs: DEADLINE })).toEqual({ kind: 'response', status: 405 });
+    expect(await probeRoute(server.url('/probe'), { deadlineMs: DEADLINE })).toEqual({
+      kind: 'response',
+      status: 405,
+      redirect: { count: 1, to: server.url('/probe2'), tokenWithheld: false },
+    });
     expect(server.requests.map((r) => r.method)).toEqual(['HEAD', 'HEAD']);
   });
 

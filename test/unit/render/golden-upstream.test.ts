@@ -8,9 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeReport, type Finding } from '../../../src/report/finding.ts';
-import { renderHuman } from '../../../src/report/render/human.ts';
 import { renderJson } from '../../../src/report/render/json.ts';
-import { renderTable } from '../../../src/report/render/table.ts';
+import { renderHumanOf, renderTableOf } from '../../support/render.ts';
 
 /** The nearest ancestor of this file holding package.json. */
 function projectRoot(): string {
@@ -68,15 +67,15 @@ function upstream(ctx: { skip: (note?: string) => never }, name: string): string
 
 describe('renderers reproduce upstream golden files', () => {
   it('human (no colour) is byte-identical to human.txt', (ctx) => {
-    expect(renderHuman(report, { color: false })).toBe(upstream(ctx, 'human.txt'));
+    expect(renderHumanOf(report, { color: false })).toBe(upstream(ctx, 'human.txt'));
   });
 
   it('human (colour) is byte-identical to human_color.txt', (ctx) => {
-    expect(renderHuman(report, { color: true })).toBe(upstream(ctx, 'human_color.txt'));
+    expect(renderHumanOf(report, { color: true })).toBe(upstream(ctx, 'human_color.txt'));
   });
 
   it('table is byte-identical to report.table', (ctx) => {
-    expect(renderTable(report)).toBe(upstream(ctx, 'report.table'));
+    expect(renderTableOf(report)).toBe(upstream(ctx, 'report.table'));
   });
 
   it('json is semantically identical to report.json, key order included', (ctx) => {

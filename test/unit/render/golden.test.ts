@@ -8,9 +8,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeReport, type Report } from '../../../src/report/finding.ts';
 import { findingsOf } from '../../support/findings.ts';
-import { renderHuman } from '../../../src/report/render/human.ts';
 import { renderJson } from '../../../src/report/render/json.ts';
-import { renderTable } from '../../../src/report/render/table.ts';
+import { renderHumanOf, renderTableOf } from '../../support/render.ts';
 
 const GOLDEN_DIR = path.resolve(import.meta.dirname, '../../golden');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -33,20 +32,23 @@ const SAMPLE: Report = makeReport([
     'tenant <tag> & "quotes" — 1200 index entries, quota 1000;\tcolumns\tand a\nsecond line (café 🙂)',
   ),
   pb('PB002', `${SERVER}/probe`, 'the probe route is mounted (HEAD answered 405)'),
+  // Hostile cluster data: a screen clear in a name, an OSC 52 clipboard write, a bell, a bidi override
+  // and a C1 control in a message; the terminal formats must show them, not run them.
+  cb('CB001', 'cachebackend/prod/\u001b[2Jwiped', 'Ready=False: \u001b]52;c;cm0gLXJmIC8=\u0007 then \u202egnp.exe and \u0085 next'),
   sv('SV001', undefined, 'no cache-plane server Service was found in any namespace'),
 ]);
 
 const EMPTY: Report = makeReport([]);
 
 const CASES: readonly (readonly [file: string, render: () => string])[] = [
-  ['human.txt', () => renderHuman(SAMPLE, { color: false })],
-  ['human-color.txt', () => renderHuman(SAMPLE, { color: true })],
+  ['human.txt', () => renderHumanOf(SAMPLE, { color: false })],
+  ['human-color.txt', () => renderHumanOf(SAMPLE, { color: true })],
   ['report.json', () => renderJson(SAMPLE)],
-  ['report.table', () => renderTable(SAMPLE)],
-  ['empty-human.txt', () => renderHuman(EMPTY, { color: false })],
-  ['empty-human-color.txt', () => renderHuman(EMPTY, { color: true })],
+  ['report.table', () => renderTableOf(SAMPLE)],
+  ['empty-human.txt', () => renderHumanOf(EMPTY, { color: false })],
+  ['empty-human-color.txt', () => renderHumanOf(EMPTY, { color: true })],
   ['empty-report.json', () => renderJson(EMPTY)],
-  ['empty-report.table', () => renderTable(EMPTY)],
+  ['empty-report.table', () => renderTableOf(EMPTY)],
 ];
 
 describe('renderers match test/golden', () => {
@@ -70,6 +72,6 @@ describe('renderers match test/golden', () => {
   it('the JSON golden decodes back to the exact findings', () => {
     const doc = JSON.parse(renderJson(SAMPLE));
     expect(doc).toStrictEqual({ summary: SAMPLE.summary, findings: SAMPLE.findings });
-    expect(SAMPLE.summary).toStrictEqual({ ok: 1, info: 1, warn: 2, fail: 2, exitCode: 2 });
+    expect(SAMPLE.summary).toStrictEqual({ ok: 1, info: 1, warn: 3, fail: 2, exitCode: 2 });
   });
 });

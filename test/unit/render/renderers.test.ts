@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeReport, type Finding } from '../../../src/report/finding.ts';
 import { findingsOf } from '../../support/findings.ts';
-import { OUTPUT_FORMATS, render, renderHuman, renderJson, renderTable } from '../../../src/report/render/index.ts';
+import { OUTPUT_FORMATS, render, renderJson } from '../../../src/report/render/index.ts';
+import { renderHumanOf, renderTableOf } from '../../support/render.ts';
 
 const cb = findingsOf('CacheBackendHealth');
 const sv = findingsOf('ServerReachability');
@@ -9,7 +10,7 @@ const empty = makeReport([]);
 
 describe('renderHuman', () => {
   it('empty report: header, blank line, summary', () => {
-    expect(renderHuman(empty, { color: false })).toBe('inferencecache doctor\n\nSummary: 0 OK, 0 INFO, 0 WARN, 0 FAIL  (exit 0)\n');
+    expect(renderHumanOf(empty, { color: false })).toBe('inferencecache doctor\n\nSummary: 0 OK, 0 INFO, 0 WARN, 0 FAIL  (exit 0)\n');
   });
 
   it('groups by severity (FAIL, WARN, INFO, OK) keeping emission order within a section', () => {
@@ -19,7 +20,7 @@ describe('renderHuman', () => {
       sv('SV001', undefined, 'no server'),
       cb('CB003', 'cachebackend/a/three', 'no events'),
     ]);
-    const lines = renderHuman(report, { color: false }).split('\n');
+    const lines = renderHumanOf(report, { color: false }).split('\n');
     expect(lines).toStrictEqual([
       'inferencecache doctor',
       '',
@@ -42,18 +43,19 @@ describe('renderHuman', () => {
     ]);
   });
 
-  it('prints messages raw (tabs and newlines kept)', () => {
-    const out = renderHuman(makeReport([cb('CB001', 'cachebackend/a/b', 'x\ty\nz')]), { color: false });
-    expect(out).toContain('\n      x\ty\nz\n');
+  it('shows tabs and newlines in messages visibly, so a message cannot add a line to the report', () => {
+    const out = renderHumanOf(makeReport([cb('CB001', 'cachebackend/a/b', 'x\ty\nSummary: 9 OK  (exit 0)')]), { color: false });
+    expect(out).toContain('\n      x\\ty\\nSummary: 9 OK  (exit 0)\n');
+    expect(out.split('\n').filter((line) => line.startsWith('Summary:'))).toHaveLength(1);
   });
 
   it('treats an empty resource like no resource', () => {
     const f = { code: 'SV001', status: 'FAIL', check: 'ServerReachability', resource: '', message: 'm' } satisfies Finding;
-    expect(renderHuman(makeReport([f]), { color: false })).toContain('\n  FAIL SV001\n      m\n');
+    expect(renderHumanOf(makeReport([f]), { color: false })).toContain('\n  FAIL SV001\n      m\n');
   });
 
   it('colour only wraps header, labels, tags and summary', () => {
-    const out = renderHuman(makeReport([cb('CB001', 'cachebackend/a/b', 'msg')]), { color: true });
+    const out = renderHumanOf(makeReport([cb('CB001', 'cachebackend/a/b', 'msg')]), { color: true });
     expect(out).toBe(
       '\x1b[1minferencecache doctor\x1b[0m\n\n' +
         '\x1b[1m\x1b[33mWARN\x1b[0m\n' +
@@ -64,7 +66,7 @@ describe('renderHuman', () => {
   });
 
   it('no escape byte at all without colour', () => {
-    const out = renderHuman(makeReport([cb('CB001', 'r', 'm'), sv('SV003', 'h:1', 'ok')]), { color: false });
+    const out = renderHumanOf(makeReport([cb('CB001', 'r', 'm'), sv('SV003', 'h:1', 'ok')]), { color: false });
     expect(out).not.toContain('\x1b');
   });
 });
@@ -94,12 +96,12 @@ describe('renderJson', () => {
 
 describe('renderTable', () => {
   it('empty report: header only, no trailing padding', () => {
-    expect(renderTable(empty)).toBe('STATUS  CODE  CHECK  RESOURCE  MESSAGE\n');
+    expect(renderTableOf(empty)).toBe('STATUS  CODE  CHECK  RESOURCE  MESSAGE\n');
   });
 
   it('rows in emission order, "-" for no resource, whitespace collapsed', () => {
     const report = makeReport([cb('CB006', 'cachebackend/a/one', '  all\tgood \n now  '), sv('SV001', undefined, 'down')]);
-    expect(renderTable(report)).toBe(
+    expect(renderTableOf(report)).toBe(
       'STATUS  CODE   CHECK               RESOURCE            MESSAGE\n' +
         'OK      CB006  CacheBackendHealth  cachebackend/a/one  all good now\n' +
         'FAIL    SV001  ServerReachability  -                   down\n',
@@ -108,14 +110,14 @@ describe('renderTable', () => {
 
   it('counts widths in code points, not UTF-16 units', () => {
     const report = makeReport([cb('CB001', 'pod/é/🙂🙂', 'm'), cb('CB001', 'cachebackend/x/y', 'n')]);
-    const lines = renderTable(report).split('\n');
+    const lines = renderTableOf(report).split('\n');
     // 'cachebackend/x/y' is 16 code points, so the column is 18 wide.
     expect(lines[1]).toBe('WARN    CB001  CacheBackendHealth  pod/é/🙂🙂          m');
     expect([...(lines[1] ?? '')].length).toBe([...(lines[2] ?? '')].length);
   });
 
   it('an empty message keeps the padding of the columns before it, like tabwriter', () => {
-    const out = renderTable(makeReport([cb('CB001', 'r', ' \n ')]));
+    const out = renderTableOf(makeReport([cb('CB001', 'r', ' \n ')]));
     expect(out.split('\n')[1]).toBe('WARN    CB001  CacheBackendHealth  r         ');
   });
 });
@@ -128,9 +130,9 @@ describe('render', () => {
   });
 
   it('dispatches to each renderer', () => {
-    expect(render(report, 'human')).toBe(renderHuman(report, { color: false }));
-    expect(render(report, 'human', { color: true })).toBe(renderHuman(report, { color: true }));
+    expect(render(report, 'human')).toBe(renderHumanOf(report, { color: false }));
+    expect(render(report, 'human', { color: true })).toBe(renderHumanOf(report, { color: true }));
     expect(render(report, 'json', { color: true })).toBe(renderJson(report));
-    expect(render(report, 'table', { color: true })).toBe(renderTable(report));
+    expect(render(report, 'table', { color: true })).toBe(renderTableOf(report));
   });
 });

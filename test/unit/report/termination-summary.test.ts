@@ -43,9 +43,9 @@ describe('terminationSummary: what it says', () => {
       want: 'inferencecache doctor: exit 2; 3 FAIL, 0 WARN, 0 INFO, 0 OK\nFAIL API001 (3): Event, CacheBackend\n',
     },
     {
-      name: 'a line break inside a resource cannot start a new line',
-      findings: [finding('CB001', 'cachebackend/a/evil\nFAIL FAKE001 (1)')],
-      want: 'inferencecache doctor: exit 1; 0 FAIL, 1 WARN, 0 INFO, 0 OK\nWARN CB001 (1): cachebackend/a/evil FAIL FAKE001 (1)\n',
+      name: 'a line break or an ESC inside a resource is shown, not obeyed',
+      findings: [finding('CB001', 'cachebackend/a/evil\nFAIL FAKE001 (1)\u001b[2J')],
+      want: 'inferencecache doctor: exit 1; 0 FAIL, 1 WARN, 0 INFO, 0 OK\nWARN CB001 (1): cachebackend/a/evil\\nFAIL FAKE001 (1)\\x1b[2J\n',
     },
   ];
   it.each(cases)('$name', ({ findings, want }) => {
