@@ -4,7 +4,7 @@ import type { DoctorOptions } from './cli/options.ts';
 import { KubeApi } from './cluster/api.ts';
 import { SERVER_SERVICE, discoverServerNamespace } from './cluster/discovery.ts';
 import { gatherClusterState } from './cluster/gather.ts';
-import { loadKubeConfig, type KubeEnv } from './cluster/kubeconfig.ts';
+import { loadKubeConfig } from './cluster/kubeconfig.ts';
 import { readDoctorPod } from './cluster/pod-identity.ts';
 import type { ClusterState } from './cluster/state.ts';
 import { joinHostPort } from './go/hostport.ts';
@@ -44,7 +44,8 @@ export interface PodFiles {
 
 /** What a run needs from its surroundings, passed in so that only main.ts touches `process`. */
 export interface RunEnvironment {
-  readonly env: KubeEnv;
+  /** The environment: the kubeconfig loader reads its variables, an exec credential plugin runs with it. */
+  readonly env: Readonly<Record<string, string | undefined>>;
   readonly now: () => Date;
   /** `POD_NAMESPACE` and `POD_NAME`, which the chart's pod sets through the downward API. */
   readonly pod: { readonly namespace?: string | undefined; readonly name?: string | undefined };
@@ -146,7 +147,7 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
   const deadline = now.getTime() + options.timeoutMs;
   const signal = overallSignal(options.timeoutMs, environment.interrupt);
   const { files } = environment;
-  const api = new KubeApi(loadKubeConfig(options, environment.env, files.serviceAccountDir));
+  const api = new KubeApi(loadKubeConfig(options, environment.env, files.serviceAccountDir), environment.env);
   const warnings: string[] = [];
   const plan = planRun(options);
 

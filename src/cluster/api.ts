@@ -1,6 +1,7 @@
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { request } from 'undici';
 import { Interrupted, describeError } from '../text/errors.ts';
+import { ExecCredentialPlugin } from './exec-credential.ts';
 import type { Read } from './state.ts';
 
 /** Items per page of a paginated list. */
@@ -75,25 +76,38 @@ function statusMessage(text: string): string | undefined {
 
 /**
  * The API server's HTTP access: authentication from the kubeconfig (client-node applies certificates,
- * tokens, token files and exec plugins), transport by undici, bodies parsed as plain JSON. Only GET is
- * ever sent: the doctor never writes.
+ * tokens and token files; an exec credential plugin runs under the run's deadline, see
+ * exec-credential.ts), transport by undici, bodies parsed as plain JSON. Only GET is ever sent: the
+ * doctor never writes.
  */
 export class KubeApi {
   readonly stats: ApiStats = { requests: 0, bytes: 0 };
   private readonly server: string;
   private readonly kc: KubeConfig;
+  private readonly plugin: ExecCredentialPlugin | undefined;
 
-  constructor(kc: KubeConfig) {
+  /** `env` is what an exec credential plugin of the kubeconfig runs with (the doctor's environment). */
+  constructor(kc: KubeConfig, env: Readonly<Record<string, string | undefined>> = {}) {
     this.kc = kc;
     this.server = (kc.getCurrentCluster()?.server ?? '').replace(/\/+$/, '');
+    this.plugin = ExecCredentialPlugin.of(kc, env);
+  }
+
+  /** The kubeconfig that authenticates this request: the plugin's credential when there is a plugin. */
+  private async authentication(signal: AbortSignal): Promise<{ ok: true; kc: KubeConfig } | { ok: false; error: string }> {
+    if (this.plugin === undefined) return { ok: true, kc: this.kc };
+    const credential = await this.plugin.credential(signal);
+    return credential.ok ? { ok: true, kc: credential.kubeConfig } : credential;
   }
 
   /** GET `path` (with its query) and parse the JSON answer. Never throws. */
   async get(path: string, signal: AbortSignal): Promise<ApiResult> {
     const url = `${this.server}${path}`;
     try {
+      const auth = await this.authentication(signal);
+      if (!auth.ok) return { ok: false, error: auth.error };
       const ctx = new RequestContext(url, HttpMethod.GET);
-      await this.kc.applySecurityAuthentication(ctx);
+      await auth.kc.applySecurityAuthentication(ctx);
       const dispatcher = ctx.getDispatcher();
       this.stats.requests++;
       const res = await request(url, {
