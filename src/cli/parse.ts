@@ -39,7 +39,8 @@ Flags:
                                      when it exists; "" writes none)
   -h, --help                         this help
 
-Exit codes: 0 healthy, 1 warnings, 2 failures, 3 the doctor could not run.
+Exit codes: 0 healthy, 1 warnings, 2 failures, 3 the doctor could not run, 4 interrupted (the report is
+incomplete).
 `;
 
 /** Default of `--timeout`. */

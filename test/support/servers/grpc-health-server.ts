@@ -73,8 +73,8 @@ function encodeStatus(value: number): Buffer {
   return value === 0 ? Buffer.alloc(0) : Buffer.from([0x08, ...varint(value)]);
 }
 
-/** Starts the server on 127.0.0.1 with an ephemeral port. */
-export async function startGrpcHealthServer(initial: HealthMode = 'SERVING'): Promise<TestGrpcHealthServer> {
+/** Starts the server on `host` (default 127.0.0.1) with an ephemeral port. */
+export async function startGrpcHealthServer(initial: HealthMode = 'SERVING', host = '127.0.0.1'): Promise<TestGrpcHealthServer> {
   let mode: HealthMode = initial;
   const services: string[] = [];
 
@@ -108,11 +108,11 @@ export async function startGrpcHealthServer(initial: HealthMode = 'SERVING'): Pr
   register(initial !== 'unimplemented');
 
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, p) => (err === null ? resolve(p) : reject(err)));
+    server.bindAsync(`${host}:0`, ServerCredentials.createInsecure(), (err, p) => (err === null ? resolve(p) : reject(err)));
   });
   return {
     port,
-    target: `127.0.0.1:${port}`,
+    target: `${host}:${port}`,
     services,
     setMode: (next) => {
       mode = next;

@@ -140,8 +140,11 @@ function serve(behaviour: RouteBehaviour, req: IncomingMessage, res: ServerRespo
   }
 }
 
-/** Starts the server on 127.0.0.1 with an ephemeral port. */
-export async function startHttpServer(routes: Readonly<Record<string, RouteBehaviour>> = {}): Promise<TestHttpServer> {
+/** Starts the server on 127.0.0.1 with an ephemeral port, or where `listen` says. */
+export async function startHttpServer(
+  routes: Readonly<Record<string, RouteBehaviour>> = {},
+  listen: { readonly host: string; readonly port: number } = { host: '127.0.0.1', port: 0 },
+): Promise<TestHttpServer> {
   const table = new Map<string, RouteBehaviour>(Object.entries(routes));
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -159,13 +162,13 @@ export async function startHttpServer(routes: Readonly<Record<string, RouteBehav
   server.on('clientError', (_err, socket) => socket.destroy());
   const port = await new Promise<number>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(listen.port, listen.host, () => {
       const addr = server.address();
       if (addr === null || typeof addr === 'string') reject(new Error('no TCP address'));
       else resolve(addr.port);
     });
   });
-  const base = `http://127.0.0.1:${port}`;
+  const base = `http://${listen.host}:${port}`;
   return {
     port,
     base,

@@ -1,0 +1,121 @@
+// One fault case, run the way an operator would meet it: the bundle in all three output formats, and
+// the guarantees every run must keep whatever went wrong (README "Safety"): a valid report in each
+// format (or, when the doctor could not run, one line on stderr and exit 3), the right exit code, done
+// within --timeout plus one second, no stack trace, no raw control character from the cluster or a
+// server, and no byte of a token or secret anywhere.
+import { expect } from 'vitest';
+import { runBundle, type BundleRun } from '../bundle.ts';
+import type { PodMounts } from '../pod-fs.ts';
+
+/** The formats every case runs in. */
+export const FORMATS = ['json', 'table', 'human'] as const;
+export type Format = (typeof FORMATS)[number];
+
+export type FaultRuns = Readonly<Record<Format, BundleRun>>;
+
+/** A finding of the JSON report. */
+export interface ReportFinding {
+  readonly code: string;
+  readonly status: string;
+  readonly check: string;
+  readonly resource?: string;
+  readonly message: string;
+}
+
+export interface ReportDocument {
+  readonly summary: {
+    readonly ok: number;
+    readonly info: number;
+    readonly warn: number;
+    readonly fail: number;
+    readonly exitCode: number;
+    readonly incomplete?: string;
+  };
+  readonly findings: readonly ReportFinding[];
+}
+
+/** Every character that must never reach a terminal raw (the newline that ends a line excepted). */
+// eslint-disable-next-line no-control-regex -- finding control characters is what this is for
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/** Signs of a crash: a JavaScript stack frame or an unhandled error. */
+const STACK_TRACE = /\n\s+at .+:\d+:\d+|Unhandled|uncaught|\bat .*\.mjs:\d+/i;
+
+/** Runs `args` (after `doctor`, with the format added) in every format, side by side. */
+export async function runInAllFormats(
+  args: readonly string[],
+  opts: { readonly env?: NodeJS.ProcessEnv; readonly pod?: PodMounts; readonly killAfterMs?: number } = {},
+): Promise<FaultRuns> {
+  const env = { PATH: process.env['PATH'] ?? '', ...opts.env };
+  const runs = await Promise.all(
+    FORMATS.map((format) =>
+      runBundle(['doctor', ...args, '-o', format], {
+        env,
+        ...(opts.pod === undefined ? {} : { pod: opts.pod }),
+        timeoutMs: opts.killAfterMs ?? 60_000,
+      }),
+    ),
+  );
+  const [json, table, human] = runs as [BundleRun, BundleRun, BundleRun];
+  return { json, table, human };
+}
+
+export interface Expectation {
+  readonly exitCode: number;
+  /** The run's --timeout in ms: each run must be done within it plus one second. */
+  readonly timeoutMs: number;
+  /** Strings that must appear nowhere (tokens, secret contents). */
+  readonly secrets: readonly string[];
+  /** Codes the report must hold (in any order, among others). */
+  readonly codes?: readonly string[];
+  /** Codes the report must not hold. */
+  readonly absent?: readonly string[];
+}
+
+function expectHuman(stdout: string): void {
+  const lines = stdout.split('\n');
+  expect(lines[0]).toBe('inferencecache doctor');
+  expect(lines.at(-1)).toBe('');
+  expect(lines.filter((line) => line.startsWith('Summary: '))).toHaveLength(1);
+  expect(lines.at(-2)).toMatch(/^Summary: \d+ OK, \d+ INFO, \d+ WARN, \d+ FAIL {2}\(exit \d\)$/);
+}
+
+function expectTable(stdout: string): void {
+  const [header, ...rows] = stdout.split('\n').slice(0, -1);
+  expect(header).toMatch(/^STATUS +CODE +CHECK +RESOURCE +MESSAGE$/);
+  for (const row of rows) expect(row).toMatch(/^(OK|INFO|WARN|FAIL) +[A-Z]{2,3}\d{3} +\S+ +\S+ +\S/);
+}
+
+/** Asserts every guarantee of a run, and returns the parsed JSON report (undefined for exit 3). */
+export function expectSafe(runs: FaultRuns, expectation: Expectation): ReportDocument | undefined {
+  for (const [format, run] of Object.entries(runs) as [Format, BundleRun][]) {
+    const where = `${format} output`;
+    expect(run.code, `${where}: exit code (stderr: ${run.stderr.slice(0, 400)})`).toBe(expectation.exitCode);
+    expect(run.elapsedMs, `${where}: done within --timeout + 1 s`).toBeLessThan(expectation.timeoutMs + 1_000);
+    expect(run.stderr, `${where}: stderr`).not.toMatch(STACK_TRACE);
+    for (const secret of expectation.secrets) {
+      expect(run.stdout.includes(secret), `${where}: a secret in stdout`).toBe(false);
+      expect(run.stderr.includes(secret), `${where}: a secret in stderr`).toBe(false);
+    }
+    expect(RAW_CONTROL.test(run.stderr), `${where}: a raw control character in stderr`).toBe(false);
+    if (format !== 'json') expect(RAW_CONTROL.test(run.stdout), `${where}: a raw control character`).toBe(false);
+    if (expectation.exitCode === 3) {
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^error: [^\n]+\n$/);
+      continue;
+    }
+    if (format === 'human') expectHuman(run.stdout);
+    if (format === 'table') expectTable(run.stdout);
+  }
+  if (expectation.exitCode === 3) return undefined;
+  const report = JSON.parse(runs.json.stdout) as ReportDocument;
+  expect(report.summary.exitCode).toBe(expectation.exitCode);
+  for (const f of report.findings)
+    expect(Object.keys(f)).toEqual(
+      f.resource === undefined ? ['code', 'status', 'check', 'message'] : ['code', 'status', 'check', 'resource', 'message'],
+    );
+  const codes = report.findings.map((f) => f.code);
+  for (const code of expectation.codes ?? []) expect(codes, `expected ${code}`).toContain(code);
+  for (const code of expectation.absent ?? []) expect(codes, `unexpected ${code}`).not.toContain(code);
+  return report;
+}
