@@ -2,14 +2,14 @@ import { closeSync, constants, existsSync, fstatSync, ftruncateSync, openSync, w
 import { codeTable } from './checks/codes.ts';
 import { UsageError } from './cli/options.ts';
 import { parseCommandLine } from './cli/parse.ts';
-import { KubeConfigError } from './cluster/kubeconfig.ts';
-import { interruption, runDoctor, type PodFiles, type RunResult } from './doctor.ts';
+import { KubeConfigError } from './cluster/kubeconfig-error.ts';
+import type { PodFiles, RunResult } from './doctor.ts';
 import { renderCodeTable } from './report/code-table.ts';
 import { makeReport } from './report/finding.ts';
 import { render } from './report/render/index.ts';
 import { forTerminal } from './report/terminal-text.ts';
 import { terminationSummary } from './report/termination-summary.ts';
-import { describeError, fileErrorReason } from './text/errors.ts';
+import { describeError, fileErrorReason, interruptionOf } from './text/errors.ts';
 import { COMMIT, VERSION } from './version.ts';
 
 /** Exit code for "the doctor could not run": bad flags, no usable kubeconfig, unknown context. */
@@ -70,7 +70,7 @@ function writeTerminationFile(file: string, text: string): string | undefined {
 
 /** A report that stands for a run that did not finish within the grace period after an interrupt. */
 function abandoned(interrupt: AbortSignal): RunResult {
-  const why = interruption(interrupt) ?? 'interrupted';
+  const why = interruptionOf(interrupt) ?? 'interrupted';
   return { report: makeReport([], `${why}; the run did not stop within ${INTERRUPT_GRACE_MS} ms, so no check was judged`), warnings: [] };
 }
 
@@ -123,6 +123,8 @@ export async function runApp(io: ProcessIO): Promise<number> {
     }
     const { options } = command;
     terminationFlag = options.terminationMessagePath;
+    // The Kubernetes, gRPC and HTTP clients load only now: --version, --help and codes never need them.
+    const { runDoctor } = await import('./doctor.ts');
     const run = runDoctor(options, {
       env: io.env,
       now: io.now,

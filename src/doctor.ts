@@ -14,6 +14,7 @@ import type { DialResult, ProbeResults, ServerLocation, ServerProbes } from './p
 import { dialTcp } from './probes/tcp-dial.ts';
 import { readBearerToken } from './probes/token.ts';
 import { makeReport, type Report } from './report/finding.ts';
+import { interruptionOf } from './text/errors.ts';
 
 /** The controller-facing HTTP port of the server; fixed, as upstream. */
 export const SNAPSHOT_PORT = '8081';
@@ -130,13 +131,6 @@ async function dialEndpoints(state: ClusterState, deadline: number, signal: Abor
   return results;
 }
 
-/** Why the run is incomplete: the interrupt's reason, when it came. */
-export function interruption(interrupt: AbortSignal | undefined): string | undefined {
-  if (interrupt?.aborted !== true) return undefined;
-  const reason: unknown = interrupt.reason;
-  return reason instanceof Error ? reason.message : 'interrupted';
-}
-
 /**
  * One doctor run: load the kubeconfig, then gather what the checks declare and probe the server side
  * by side under one overall deadline (each probe with its own, shorter one), judge, and build the
@@ -163,5 +157,5 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
 
   const probes: ProbeResults = { ...(server === undefined ? {} : { server }), ...(dials === undefined ? {} : { dials }) };
   const findings = judge({ state, probes, now, namespace: options.namespace, ...(self === undefined ? {} : { self }) });
-  return { report: makeReport(findings, interruption(environment.interrupt)), warnings };
+  return { report: makeReport(findings, interruptionOf(environment.interrupt)), warnings };
 }

@@ -4,6 +4,9 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describeError } from '../text/errors.ts';
+import { KubeConfigError } from './kubeconfig-error.ts';
+
+export { KubeConfigError } from './kubeconfig-error.ts';
 
 /** The environment the loader looks at, passed in so that nothing reads `process` here. */
 export interface KubeEnv {
@@ -11,11 +14,6 @@ export interface KubeEnv {
   readonly HOME?: string | undefined;
   readonly KUBERNETES_SERVICE_HOST?: string | undefined;
   readonly KUBERNETES_SERVICE_PORT?: string | undefined;
-}
-
-/** Why no usable kubeconfig could be loaded; the doctor exits 3 with this message. */
-export class KubeConfigError extends Error {
-  override readonly name = 'KubeConfigError';
 }
 
 function loadFiles(kc: KubeConfig, files: readonly string[]): void {

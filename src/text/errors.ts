@@ -77,3 +77,10 @@ export function fileErrorReason(err: unknown): string {
 export class Interrupted extends Error {
   override readonly name = 'Interrupted';
 }
+
+/** Why a run stopped early: the reason its interrupt carries (`interrupted by SIGTERM`), or undefined. */
+export function interruptionOf(interrupt: AbortSignal | undefined): string | undefined {
+  if (interrupt?.aborted !== true) return undefined;
+  const reason: unknown = interrupt.reason;
+  return reason instanceof Error ? reason.message : 'interrupted';
+}

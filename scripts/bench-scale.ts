@@ -1,0 +1,212 @@
+// `npm run bench:scale`: the doctor against the scale scenario of DESIGN §8, side by side with a bare
+// floor (the same list calls, paginated and parsed, nothing else), in a control plane of its own.
+//
+//   npm run bench:scale                      # a tenth of the scenario, then the full one, 3 rounds each
+//   npm run bench:scale -- --size tenth      # or full; --rounds N
+//
+// For each run it measures: wall time, CPU (user + system), peak RSS, the requests the API server
+// logged for the run's own identity (audit log), and the bytes the API server sent (a counting TCP
+// forwarder in front of it). Floor, doctor -o json and doctor -o human run interleaved, round by
+// round; the figures are medians, each also as a ratio to the floor's.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, type Socket } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { KubeConfig } from '@kubernetes/client-node';
+import { completedRequestsBy } from '../test/support/audit.ts';
+import { BUNDLE, ensureBundle } from '../test/support/bundle.ts';
+import { missingBinaries, resolveBinaries, startControlPlane } from '../test/support/controlplane/controlplane.ts';
+import { installCrds } from '../test/support/fixtures.ts';
+import { doctorIdentity } from '../test/support/identity.ts';
+import { FULL, buildScenario, expectedCounts, scaled, type ScaleSize } from '../test/support/scale-scenario.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const PRELOAD = join(ROOT, 'scripts/bench/usage-preload.mjs');
+const FLOOR = join(ROOT, 'scripts/bench/floor.mjs');
+
+interface Figures {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly rssMiB: number;
+  readonly requests: number;
+  readonly bytes: number;
+}
+
+function argValue(name: string, fallback: string): string {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+
+/** A TCP forwarder to `target` that counts the bytes coming back. */
+async function byteCounter(target: URL): Promise<{ port: number; take: () => number; close: () => Promise<void> }> {
+  let bytes = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = createConnection({ host: target.hostname, port: Number(target.port) });
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    }
+    upstream.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as { port: number }).port,
+    take: () => {
+      const n = bytes;
+      bytes = 0;
+      return n;
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** Runs `node [preload] args`, discarding its output, and returns its figures but requests and bytes. */
+function measure(
+  args: readonly string[],
+  dir: string,
+): Promise<{ wallMs: number; cpuMs: number; rssMiB: number; code: number | null; stdout: string }> {
+  const usageFile = join(dir, `usage-${Math.random().toString(36).slice(2)}.json`);
+  const started = performance.now();
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', PRELOAD, ...args], {
+      env: { PATH: process.env['PATH'] ?? '', BENCH_USAGE_FILE: usageFile },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.on('error', fail);
+    child.on('close', (code) => {
+      const wallMs = performance.now() - started;
+      const usage = JSON.parse(readFileSync(usageFile, 'utf8')) as { userMs: number; systemMs: number; maxRssKiB: number };
+      done({ wallMs, cpuMs: usage.userMs + usage.systemMs, rssMiB: usage.maxRssKiB / 1024, code, stdout });
+    });
+  });
+}
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+};
+
+function summarise(runs: readonly Figures[]): Figures {
+  return {
+    wallMs: median(runs.map((r) => r.wallMs)),
+    cpuMs: median(runs.map((r) => r.cpuMs)),
+    rssMiB: median(runs.map((r) => r.rssMiB)),
+    requests: median(runs.map((r) => r.requests)),
+    bytes: median(runs.map((r) => r.bytes)),
+  };
+}
+
+function table(label: string, size: ScaleSize, rows: readonly [string, Figures][]): string {
+  const floor = rows[0]?.[1];
+  const cell = (value: number, base: number | undefined, unit: string, digits = 0) =>
+    `${value.toFixed(digits)}${unit}${base === undefined || base === 0 ? '' : ` (${(value / base).toFixed(2)}×)`}`;
+  const lines = [
+    `${label}: ${size.namespaces} namespaces, ${size.backends} CacheBackends, ${size.pods} pods, ${size.tenants} CacheTenants, ${size.policies} CachePolicies, ${size.events} Events`,
+    `${'run'.padEnd(20)}${'wall (median)'.padEnd(22)}${'CPU'.padEnd(22)}${'peak RSS'.padEnd(24)}${'requests'.padEnd(18)}bytes read`,
+  ];
+  for (const [name, f] of rows) {
+    lines.push(
+      `${name.padEnd(20)}${cell(f.wallMs, floor?.wallMs, ' ms').padEnd(22)}${cell(f.cpuMs, floor?.cpuMs, ' ms').padEnd(22)}${cell(f.rssMiB, floor?.rssMiB, ' MiB', 1).padEnd(24)}${cell(f.requests, floor?.requests, '').padEnd(18)}${cell(f.bytes / 1024 / 1024, (floor?.bytes ?? 0) / 1024 / 1024, ' MiB', 1)}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function benchSize(label: string, size: ScaleSize, rounds: number): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'icd-bench-scale-'));
+  const cp = await startControlPlane();
+  const counter = await byteCounter(new URL(cp.server));
+  try {
+    const kc = new KubeConfig();
+    kc.loadFromFile(cp.kubeconfigPath);
+    await installCrds(kc);
+    await buildScenario({ server: cp.server, caFile: cp.caFile, token: cp.adminToken }, size, (t) =>
+      process.stderr.write(`  ${label} ${t}\n`),
+    );
+    const via = `https://127.0.0.1:${counter.port}`;
+    const runsOf: Record<string, Figures[]> = { floor: [], 'doctor -o json': [], 'doctor -o human': [] };
+    for (let round = 1; round <= rounds; round++) {
+      for (const name of Object.keys(runsOf)) {
+        const id = await doctorIdentity(kc, {
+          namespace: 'default',
+          name: `bench-${round}-${name.replace(/\W+/g, '-')}`,
+          server: via,
+          caFile: cp.caFile,
+        });
+        const tokenFile = join(dir, `${round}-token`);
+        writeFileSync(tokenFile, id.token);
+        counter.take();
+        const args =
+          name === 'floor'
+            ? [FLOOR, via, cp.caFile, tokenFile]
+            : [BUNDLE, 'doctor', '--kubeconfig', id.kubeconfig, '--config-only', '-o', name.endsWith('json') ? 'json' : 'human'];
+        const run = await measure(args, dir);
+        const bytes = counter.take();
+        const requests = completedRequestsBy(cp.auditLogPath, new Set([id.username])).length;
+        if (name === 'doctor -o json') checkCounts(run.stdout, size);
+        runsOf[name]?.push({ wallMs: run.wallMs, cpuMs: run.cpuMs, rssMiB: run.rssMiB, requests, bytes });
+        process.stderr.write(
+          `  ${label} round ${round} ${name}: ${run.wallMs.toFixed(0)} ms, ${run.rssMiB.toFixed(1)} MiB, exit ${run.code ?? 'signal'}\n`,
+        );
+      }
+    }
+    return table(
+      label,
+      size,
+      Object.entries(runsOf).map(([name, figures]) => [name, summarise(figures)]),
+    );
+  } finally {
+    await counter.close();
+    await cp.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The JSON report holds the findings the scenario must produce, code by code. */
+function checkCounts(stdout: string, size: ScaleSize): void {
+  const report = JSON.parse(stdout) as { findings: { code: string }[] };
+  const got: Record<string, number> = {};
+  for (const f of report.findings) got[f.code] = (got[f.code] ?? 0) + 1;
+  const want = Object.fromEntries(Object.entries(expectedCounts(size)).filter(([, n]) => n > 0));
+  if (JSON.stringify(Object.entries(got).sort()) !== JSON.stringify(Object.entries(want).sort())) {
+    throw new Error(`the report's findings per code ${JSON.stringify(got)} differ from the scenario's ${JSON.stringify(want)}`);
+  }
+}
+
+async function main(): Promise<void> {
+  const which = argValue('--size', 'both');
+  const rounds = Number(argValue('--rounds', '3'));
+  ensureBundle();
+  if (missingBinaries(resolveBinaries()).length > 0)
+    throw new Error('etcd and kube-apiserver are missing: run `npm run controlplane:build` first');
+  const sizes: [string, ScaleSize][] = [
+    ['a tenth', scaled(0.1)],
+    ['full', FULL],
+  ];
+  const chosen = sizes.filter(
+    ([label]) => which === 'both' || (which === 'tenth' && label === 'a tenth') || (which === 'full' && label === 'full'),
+  );
+  const out = [
+    `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}; ${new Date().toISOString().slice(0, 10)}`,
+  ];
+  for (const [label, size] of chosen) out.push('', await benchSize(label, size, rounds));
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench:scale: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
