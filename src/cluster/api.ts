@@ -2,6 +2,8 @@ import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-
 import { request } from 'undici';
 import { Interrupted, describeError } from '../text/errors.ts';
 import { ExecCredentialPlugin } from './exec-credential.ts';
+import { ListSplitter } from './list-stream.ts';
+import { obj } from './wire.ts';
 import type { Read } from './state.ts';
 
 /** Items per page of a paginated list. */
@@ -14,17 +16,12 @@ export const PAGE_SIZE = 500;
  */
 export const MAX_PAGES = 1_000;
 
-/** `an array`, `a string`, `absent`: what a JSON value is, for a message. */
-function shapeOf(value: unknown): string {
-  if (value === undefined) return 'absent';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return `${typeof value === 'object' ? 'an' : 'a'} ${typeof value}`;
-}
-
 /** The outcome of one GET against the API server: the parsed JSON body, or a one-line error. */
 export type ApiResult =
   { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly status?: number | undefined; readonly error: string };
+
+/** A read that failed, with the HTTP status when the API server answered. */
+type FailedRead = { readonly ok: false; readonly status?: number | undefined; readonly error: string };
 
 /** A list's items, or its failure with the HTTP status when the API server answered. */
 export type ListResult<T> = Read<T> | { readonly ok: false; readonly error: string; readonly status?: number | undefined };
@@ -48,10 +45,11 @@ const exactIntegers: Reviver = (_key, value, context) => {
 
 /**
  * Parses an API answer. Integers beyond 2^53 (an int64 such as a CacheTenant's `indexEntries`) stay
- * exact as bigints; the slower reviver runs only for a text that holds such a long digit run at all.
+ * exact as bigints; the slower reviver runs only for a text that holds such a long digit run at all
+ * (`longInteger`, when the caller already knows).
  */
-export function parseApiJson(text: string): unknown {
-  if (!LONG_INTEGER.test(text)) return JSON.parse(text);
+export function parseApiJson(text: string, longInteger = LONG_INTEGER.test(text)): unknown {
+  if (!longInteger) return JSON.parse(text);
   return JSON.parse(text, exactIntegers as Parameters<typeof JSON.parse>[1]);
 }
 
@@ -100,8 +98,23 @@ export class KubeApi {
     return credential.ok ? { ok: true, kc: credential.kubeConfig } : credential;
   }
 
-  /** GET `path` (with its query) and parse the JSON answer. Never throws. */
-  async get(path: string, signal: AbortSignal): Promise<ApiResult> {
+  /** Why a request ended without an answer, in one line. */
+  private failure(err: unknown, signal: AbortSignal): string {
+    if (!signal.aborted) return describeError(err);
+    const reason: unknown = signal.reason;
+    const why = reason instanceof Interrupted ? `the run was ${reason.message}` : 'the deadline passed';
+    return `no answer from the API server at ${this.server}: ${why} first`;
+  }
+
+  /**
+   * Sends GET `path` (with its query) and hands a 200 answer's body, as it streams in, to `read`; any
+   * other status is a failure with the API server's message. Never throws.
+   */
+  private async exchange<T>(
+    path: string,
+    signal: AbortSignal,
+    read: (body: AsyncIterable<Uint8Array>) => Promise<T>,
+  ): Promise<{ ok: true; value: T } | FailedRead> {
     const url = `${this.server}${path}`;
     try {
       const auth = await this.authentication(signal);
@@ -116,28 +129,43 @@ export class KubeApi {
         signal,
         ...(dispatcher === undefined ? {} : { dispatcher }),
       });
-      const text = await res.body.text();
-      this.stats.bytes += Buffer.byteLength(text);
       if (res.statusCode !== 200) {
+        const text = await res.body.text();
+        this.stats.bytes += Buffer.byteLength(text);
         return { ok: false, status: res.statusCode, error: statusMessage(text) ?? `the API server answered HTTP ${res.statusCode}` };
       }
-      return { ok: true, body: parseApiJson(text) };
+      const counted = this.counted(res.body);
+      return { ok: true, value: await read(counted) };
     } catch (err) {
-      if (signal.aborted) {
-        const reason: unknown = signal.reason;
-        const why = reason instanceof Interrupted ? `the run was ${reason.message}` : 'the deadline passed';
-        return { ok: false, error: `no answer from the API server at ${this.server}: ${why} first` };
-      }
-      return { ok: false, error: describeError(err) };
+      return { ok: false, error: this.failure(err, signal) };
     }
   }
 
+  /** The body, its bytes counted as they pass. */
+  private async *counted(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
+    for await (const chunk of body) {
+      this.stats.bytes += chunk.length;
+      yield chunk;
+    }
+  }
+
+  /** GET `path` (with its query) and parse the JSON answer. Never throws. */
+  async get(path: string, signal: AbortSignal): Promise<ApiResult> {
+    const res = await this.exchange(path, signal, async (body) => {
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of body) chunks.push(chunk);
+      return parseApiJson(Buffer.concat(chunks).toString('utf8'));
+    });
+    return res.ok ? { ok: true, body: res.value } : res;
+  }
+
   /**
-   * Lists a collection page by page (`limit`/`continue`), projecting each item as its page arrives so
-   * that only the projected fields stay in memory. When a continue token expires (HTTP 410) the list
-   * restarts once without pagination, as kubectl's pager does. An answer that is not a list (no
-   * `items` array) fails the read: taken for an empty list, it would hide every finding it holds.
-   * More than {@link MAX_PAGES} pages fail it too.
+   * Lists a collection page by page (`limit`/`continue`). Each page is read as it streams in and each
+   * of its items projected the moment it has arrived (list-stream.ts), so neither a page's text nor
+   * its parsed objects are ever held whole: only the projected fields stay. When a continue token
+   * expires (HTTP 410) the list restarts once without pagination, as kubectl's pager does. An answer
+   * that is not a list (no `items` array) fails the read: taken for an empty list, it would hide every
+   * finding it holds. More than {@link MAX_PAGES} pages fail it too.
    */
   async list<T>(
     path: string,
@@ -159,7 +187,12 @@ export class KubeApi {
       if (paged) query.set('limit', String(PAGE_SIZE));
       if (paged && token !== '') query.set('continue', token);
       const qs = query.toString();
-      const res = await this.get(qs === '' ? path : `${path}?${qs}`, signal);
+      const before = items.length;
+      const res = await this.exchange(qs === '' ? path : `${path}?${qs}`, signal, async (body) => {
+        const splitter = new ListSplitter((text, longInteger) => items.push(project(parseApiJson(text, longInteger))));
+        for await (const chunk of body) splitter.push(chunk);
+        return splitter.end();
+      });
       if (!res.ok) {
         if (res.status === 410 && paged && token !== '') {
           paged = false;
@@ -168,12 +201,11 @@ export class KubeApi {
         }
         return { ok: false, error: res.error, status: res.status };
       }
-      const body = res.body as { items?: unknown; metadata?: { continue?: unknown } } | null;
-      if (!Array.isArray(body?.items)) {
-        return { ok: false, error: `the API server's answer to ${path} is not a list: its items are ${shapeOf(body?.items)}` };
+      if (!res.value.ok) {
+        items.length = before;
+        return { ok: false, error: `the API server's answer to ${path} is not a list: ${res.value.why}` };
       }
-      for (const raw of body.items) items.push(project(raw));
-      const next = body.metadata?.continue;
+      const next = obj(res.value.end.metadata)?.['continue'];
       if (!paged || typeof next !== 'string' || next === '') return { ok: true, items };
       token = next;
     }

@@ -162,7 +162,7 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
         ['API001'],
       );
       expect(report?.findings.filter((f) => f.resource === 'Pod').map((f) => f.message)).toEqual(
-        Array(3).fill(expect.stringContaining('is not a list: its items are an object')),
+        Array(3).fill(expect.stringContaining('is not a list: it has no items array')),
       );
     });
 

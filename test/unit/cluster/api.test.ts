@@ -41,11 +41,12 @@ const list = (path = '/api/v1/pods') => {
 
 describe('a list answer that is not a list is a failed read, never an empty list', () => {
   it.each([
-    ['items is an object', { kind: 'PodList', items: { a: 1 } }, 'its items are an object'],
-    ['items is a string', { kind: 'PodList', items: 'none' }, 'its items are a string'],
-    ['items is missing', { kind: 'PodList', metadata: {} }, 'its items are absent'],
-    ['the body is null', null, 'its items are absent'],
-    ['the body is an array', [{ metadata: { name: 'p' } }], 'its items are absent'],
+    ['items is an object', { kind: 'PodList', items: { a: 1 } }, 'it has no items array'],
+    ['items is a string', { kind: 'PodList', items: 'none' }, 'it has no items array'],
+    ['items is missing', { kind: 'PodList', metadata: {} }, 'it has no items array'],
+    ['the body is null', null, 'it is not one complete JSON object'],
+    ['the body is an array', [{ metadata: { name: 'p' } }], 'it is not one complete JSON object'],
+    ['the body is cut short', '{"kind":"PodList","items":[{"metadata":{}}', 'it is not one complete JSON object'],
   ])('%s', async (_, body, why) => {
     handler = (_req, res) => json(res, body ?? 'null');
     expect(await list()).toEqual({ ok: false, error: `the API server's answer to /api/v1/pods is not a list: ${why}` });
