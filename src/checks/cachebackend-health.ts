@@ -6,7 +6,8 @@ import type { DialResult } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
-import { engineSelectorSelects, hasSelector } from '../cluster/label-selector.ts';
+import { hasSelector } from '../cluster/label-selector.ts';
+import { podIndex } from '../cluster/pod-index.ts';
 import { conditionOf, timeOf } from './helpers.ts';
 
 const NAME = 'CacheBackendHealth';
@@ -79,7 +80,7 @@ function readyAxis(b: CacheBackend): Finding[] {
  * The matched-engine-pod count: the controller's `status.matchedEnginePods` when it has computed one,
  * otherwise a live count over the gathered pods of the backend's namespace.
  */
-function selectorAxis(b: CacheBackend, pods: Read<Pod>): Finding[] {
+function selectorAxis(b: CacheBackend, pods: Read<Pod>, backends: readonly CacheBackend[]): Finding[] {
   if (isExternal(b) || !hasSelector(b.matchLabels)) return [];
   let matched: Count;
   if (b.matchedEnginePods !== undefined) {
@@ -93,7 +94,7 @@ function selectorAxis(b: CacheBackend, pods: Read<Pod>): Finding[] {
       ),
     ];
   } else {
-    matched = pods.items.filter((p) => p.namespace === b.namespace && engineSelectorSelects(b.matchLabels, p.labels)).length;
+    matched = podIndex(pods.items, backends).selectedBy(b).length;
   }
   if (!isZero(matched)) return [];
   return [
@@ -177,7 +178,7 @@ export const cacheBackendHealth = defineCheck({
     return state.cacheBackends.flatMap((b) => {
       const found = [
         ...readyAxis(b),
-        ...selectorAxis(b, state.pods),
+        ...selectorAxis(b, state.pods, state.cacheBackends),
         ...eventFreshnessAxis(b, now),
         ...functionalProbeAxis(b),
         ...endpointAxis(b, dials),

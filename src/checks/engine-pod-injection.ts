@@ -1,4 +1,6 @@
-import { engineSelectorSelects, hasSelector } from '../cluster/label-selector.ts';
+import { INJECTED_BY, INJECTED_BY_UID, INJECTED_EVENT_REASON } from '../cluster/install.ts';
+import { hasSelector } from '../cluster/label-selector.ts';
+import { podIndex, type PodIndex } from '../cluster/pod-index.ts';
 import type { CacheBackend, EventRecord, Pod } from '../cluster/state.ts';
 import { goQuote, goQuoteList } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
@@ -29,12 +31,6 @@ const CODES = {
 
 const emit = emitterFor(NAME, CODES);
 
-/** Annotations the pod webhook stamps on an engine pod it injected. */
-export const INJECTED_BY = 'inferencecache.io/injected-by';
-export const INJECTED_BY_UID = 'inferencecache.io/injected-by-uid';
-/** Event reason the controller records once it validated a pod's injection annotations. */
-export const INJECTED_EVENT_REASON = 'InjectedByCacheBackend';
-
 function hasValidAnnotation(pod: Pod, backend: CacheBackend): boolean {
   const by = pod.annotations[INJECTED_BY] ?? '';
   return by !== '' && by === `${pod.namespace}/${backend.name}` && backend.uid !== '' && pod.annotations[INJECTED_BY_UID] === backend.uid;
@@ -52,25 +48,14 @@ export const enginePodInjectionAudit = defineCheck({
   reads: { cacheBackends: 'items', pods: 'items', events: 'items' },
   probes: {},
   judge({ state }) {
-    const byNamespace = new Map<string, CacheBackend[]>();
-    for (const b of state.cacheBackends) {
-      if (!hasSelector(b.matchLabels)) continue;
-      const group = byNamespace.get(b.namespace) ?? [];
-      group.push(b);
-      byNamespace.set(b.namespace, group);
-    }
-    if (byNamespace.size === 0) return [];
-    for (const group of byNamespace.values()) group.sort((x, y) => byteCompare(x.name, y.name));
-    return judgePods(state.pods, state.events, byNamespace);
+    const backends = state.cacheBackends;
+    if (!backends.some((b) => hasSelector(b.matchLabels))) return [];
+    return judgePods(state.pods, state.events, podIndex(state.pods, backends));
   },
 });
 
 /** The finding of each selected pod, in list order. */
-function judgePods(
-  pods: readonly Pod[],
-  events: readonly EventRecord[],
-  byNamespace: ReadonlyMap<string, readonly CacheBackend[]>,
-): Finding[] {
+function judgePods(pods: readonly Pod[], events: readonly EventRecord[], index: PodIndex): Finding[] {
   const injectedUids = new Set(
     events
       .filter((e) => e.reason === INJECTED_EVENT_REASON && e.involved.kind === 'Pod' && e.involved.uid !== '')
@@ -79,7 +64,8 @@ function judgePods(
 
   const findings: Finding[] = [];
   for (const pod of pods) {
-    const candidates = (byNamespace.get(pod.namespace) ?? []).filter((b) => engineSelectorSelects(b.matchLabels, pod.labels));
+    const selecting = index.selectorsOf(pod);
+    const candidates = selecting.length < 2 ? selecting : [...selecting].sort((x, y) => byteCompare(x.name, y.name));
     const resource = `pod/${pod.namespace}/${pod.name}`;
     const [only, ...others] = candidates;
     if (only === undefined) continue;

@@ -1,4 +1,5 @@
-import { installPods, isTerminated } from '../cluster/install.ts';
+import { isTerminated } from '../cluster/install.ts';
+import { podIndex } from '../cluster/pod-index.ts';
 import { PULL_SECRET_KEYS } from '../cluster/project-pull-secret.ts';
 import { pullSecretRefs, secretKey, type PullSecretRef } from '../cluster/pull-secret-refs.ts';
 import type { PullSecretLookup } from '../cluster/state.ts';
@@ -130,7 +131,7 @@ export const imagePullability = defineCheck({
   judge({ state }) {
     const { pods, serviceAccounts, cacheBackends, pullSecrets } = state;
     const backends = cacheBackends.ok ? cacheBackends.items : [];
-    const live = installPods(pods, backends).filter(({ pod }) => !isTerminated(pod));
+    const live = podIndex(pods, backends).installPods.filter(({ pod }) => !isTerminated(pod));
     if (live.length === 0) return [];
     const findings: Finding[] = [];
     if (!serviceAccounts.ok) {

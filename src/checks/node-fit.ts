@@ -1,4 +1,6 @@
-import { installPods, type InstallPod } from '../cluster/install.ts';
+import type { InstallPod } from '../cluster/install.ts';
+import { podIndex } from '../cluster/pod-index.ts';
+import { isWaitingForNode } from '../cluster/project-pod-facts.ts';
 import type { NodeRecord } from '../cluster/state.ts';
 import { goQuote } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
@@ -112,7 +114,7 @@ export const nodeFit = defineCheck({
   probes: {},
   judge({ state }) {
     const backends = state.cacheBackends.ok ? state.cacheBackends.items : [];
-    const pending = installPods(state.pods, backends).filter(({ pod }) => pod.phase === 'Pending' && pod.nodeName === undefined);
+    const pending = podIndex(state.pods, backends).installPods.filter(({ pod }) => isWaitingForNode(pod));
     if (pending.length === 0) return [];
     const nodes = state.nodes;
     const candidates = nodes.filter((n) => n.ready && !n.unschedulable).map((node) => ({ node, allocatable: amountsOf(node.allocatable) }));

@@ -1,3 +1,4 @@
+import { NO_MATCH_EVENT_REASON } from '../cluster/install.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
 import { timeOf } from './helpers.ts';
@@ -15,8 +16,6 @@ const CODES = {
 
 const emit = emitterFor(NAME, CODES);
 
-/** Event reason for a pod that asked for the cache but matched no CacheBackend. */
-export const NO_MATCH_EVENT_REASON = 'NoMatchingCacheBackend';
 /** How far back OrphanPodCheck looks, inclusive at the boundary. */
 export const ORPHAN_WINDOW_MS = 24 * 60 * 60 * 1000;
 

@@ -1,8 +1,8 @@
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import { Interrupted, describeError } from '../text/errors.ts';
 import { ExecCredentialPlugin } from './exec-credential.ts';
-import { ListSplitter } from './list-stream.ts';
+import { ListSplitter, type ListEnd } from './list-stream.ts';
 import { obj } from './wire.ts';
 import type { Read } from './state.ts';
 
@@ -22,6 +22,9 @@ export type ApiResult =
 
 /** A read that failed, with the HTTP status when the API server answered. */
 type FailedRead = { readonly ok: false; readonly status?: number | undefined; readonly error: string };
+
+/** A request's 200 answer with its body unread, or why there is none. */
+type Sent = { readonly ok: true; readonly body: Dispatcher.ResponseData['body'] } | FailedRead;
 
 /** A list's items, or its failure with the HTTP status when the API server answered. */
 export type ListResult<T> = Read<T> | { readonly ok: false; readonly error: string; readonly status?: number | undefined };
@@ -83,6 +86,7 @@ export class KubeApi {
   private readonly server: string;
   private readonly kc: KubeConfig;
   private readonly plugin: ExecCredentialPlugin | undefined;
+  private readonly dispatchers = new WeakMap<KubeConfig, Dispatcher | undefined>();
 
   /** `env` is what an exec credential plugin of the kubeconfig runs with (the doctor's environment). */
   constructor(kc: KubeConfig, env: Readonly<Record<string, string | undefined>> = {}) {
@@ -98,6 +102,18 @@ export class KubeApi {
     return credential.ok ? { ok: true, kc: credential.kubeConfig } : credential;
   }
 
+  /**
+   * The connection pool for requests authenticated by `kc`. client-node builds a new one (a new TLS
+   * context, new connections) for every request; the first is kept instead, so that a run's 90-odd
+   * requests share a few kept-alive connections. What it is built from (the CA, the client
+   * certificate, the TLS server name, the proxy) is fixed for a kubeconfig; the headers are not, and
+   * are still taken from each request's context.
+   */
+  private dispatcherFor(kc: KubeConfig, ctx: RequestContext): Dispatcher | undefined {
+    if (!this.dispatchers.has(kc)) this.dispatchers.set(kc, ctx.getDispatcher());
+    return this.dispatchers.get(kc);
+  }
+
   /** Why a request ended without an answer, in one line. */
   private failure(err: unknown, signal: AbortSignal): string {
     if (!signal.aborted) return describeError(err);
@@ -107,21 +123,18 @@ export class KubeApi {
   }
 
   /**
-   * Sends GET `path` (with its query) and hands a 200 answer's body, as it streams in, to `read`; any
-   * other status is a failure with the API server's message. Never throws.
+   * Sends GET `path` (with its query) and resolves once the answer's status and headers are in: a 200
+   * answer with its body still to be read, or a failure with the API server's message for any other
+   * status. Never rejects.
    */
-  private async exchange<T>(
-    path: string,
-    signal: AbortSignal,
-    read: (body: AsyncIterable<Uint8Array>) => Promise<T>,
-  ): Promise<{ ok: true; value: T } | FailedRead> {
+  private async send(path: string, signal: AbortSignal): Promise<Sent> {
     const url = `${this.server}${path}`;
     try {
       const auth = await this.authentication(signal);
       if (!auth.ok) return { ok: false, error: auth.error };
       const ctx = new RequestContext(url, HttpMethod.GET);
       await auth.kc.applySecurityAuthentication(ctx);
-      const dispatcher = ctx.getDispatcher();
+      const dispatcher = this.dispatcherFor(auth.kc, ctx);
       this.stats.requests++;
       const res = await request(url, {
         method: 'GET',
@@ -134,8 +147,22 @@ export class KubeApi {
         this.stats.bytes += Buffer.byteLength(text);
         return { ok: false, status: res.statusCode, error: statusMessage(text) ?? `the API server answered HTTP ${res.statusCode}` };
       }
-      const counted = this.counted(res.body);
-      return { ok: true, value: await read(counted) };
+      return { ok: true, body: res.body };
+    } catch (err) {
+      return { ok: false, error: this.failure(err, signal) };
+    }
+  }
+
+  /** Sends GET `path` and hands a 200 answer's body, as it streams in, to `read`. Never throws. */
+  private async exchange<T>(
+    path: string,
+    signal: AbortSignal,
+    read: (body: AsyncIterable<Uint8Array>) => Promise<T>,
+  ): Promise<{ ok: true; value: T } | FailedRead> {
+    const sent = await this.send(path, signal);
+    if (!sent.ok) return sent;
+    try {
+      return { ok: true, value: await read(this.counted(sent.body)) };
     } catch (err) {
       return { ok: false, error: this.failure(err, signal) };
     }
@@ -162,52 +189,112 @@ export class KubeApi {
   /**
    * Lists a collection page by page (`limit`/`continue`). Each page is read as it streams in and each
    * of its items projected the moment it has arrived (list-stream.ts), so neither a page's text nor
-   * its parsed objects are ever held whole: only the projected fields stay. When a continue token
-   * expires (HTTP 410) the list restarts once without pagination, as kubectl's pager does. An answer
-   * that is not a list (no `items` array) fails the read: taken for an empty list, it would hide every
-   * finding it holds. More than {@link MAX_PAGES} pages fail it too.
+   * its parsed objects are ever held whole: only the projected fields stay. The next page is asked for
+   * as soon as this page's metadata has named it (an API server writes the metadata before the items),
+   * so the API server prepares it while this one is read; its answer waits, unread, until this page is
+   * done. When a continue token expires (HTTP 410) the list restarts once without pagination, as
+   * kubectl's pager does. An answer that is not a list (no `items` array) fails the read: taken for an
+   * empty list, it would hide every finding it holds. More than {@link MAX_PAGES} pages fail it too.
    */
   async list<T>(
     path: string,
-    project: (item: unknown) => T,
+    project: (item: unknown) => T | undefined,
     signal: AbortSignal,
     params: Readonly<Record<string, string>> = {},
   ): Promise<ListResult<T>> {
     const items: T[] = [];
-    let token = '';
+    let objects = 0;
     let paged = true;
-    for (let pages = 0; ; pages++) {
-      if (pages >= MAX_PAGES) {
-        return {
-          ok: false,
-          error: `stopped after ${MAX_PAGES} pages (${items.length} objects): the API server kept answering with a continue token`,
-        };
-      }
+    const pageOf = (token: string) => {
       const query = new URLSearchParams(params);
       if (paged) query.set('limit', String(PAGE_SIZE));
       if (paged && token !== '') query.set('continue', token);
       const qs = query.toString();
-      const before = items.length;
-      const res = await this.exchange(qs === '' ? path : `${path}?${qs}`, signal, async (body) => {
-        const splitter = new ListSplitter((text, longInteger) => items.push(project(parseApiJson(text, longInteger))));
-        for await (const chunk of body) splitter.push(chunk);
-        return splitter.end();
-      });
-      if (!res.ok) {
-        if (res.status === 410 && paged && token !== '') {
+      return this.request(qs === '' ? path : `${path}?${qs}`, signal);
+    };
+    let current = pageOf('');
+    for (let pages = 1; ; pages++) {
+      const sent = await current.answer;
+      if (!sent.ok) {
+        if (sent.status === 410 && paged && pages > 1) {
           paged = false;
           items.length = 0;
+          objects = 0;
+          current = pageOf('');
           continue;
         }
-        return { ok: false, error: res.error, status: res.status };
+        return { ok: false, error: sent.error, status: sent.status };
       }
-      if (!res.value.ok) {
-        items.length = before;
-        return { ok: false, error: `the API server's answer to ${path} is not a list: ${res.value.why}` };
+      let next: Pending | undefined;
+      const splitter = new ListSplitter({
+        onItem: (text, longInteger) => {
+          objects++;
+          const item = project(parseApiJson(text, longInteger));
+          if (item !== undefined) items.push(item);
+        },
+        onMetadata: (metadata) => {
+          const token = continueOf(metadata);
+          if (paged && token !== '' && pages < MAX_PAGES) next = pageOf(token);
+        },
+      });
+      const read = await this.readBody(sent.body, splitter, signal);
+      if (!read.ok) {
+        next?.cancel();
+        return { ok: false, error: 'error' in read ? read.error : `the API server's answer to ${path} is not a list: ${read.why}` };
       }
-      const next = obj(res.value.end.metadata)?.['continue'];
-      if (!paged || typeof next !== 'string' || next === '') return { ok: true, items };
-      token = next;
+      const token = continueOf(read.end.metadata);
+      if (!paged || token === '') {
+        next?.cancel();
+        return { ok: true, items };
+      }
+      if (pages >= MAX_PAGES) {
+        next?.cancel();
+        return {
+          ok: false,
+          error: `stopped after ${MAX_PAGES} pages (${objects} objects): the API server kept answering with a continue token`,
+        };
+      }
+      current = next ?? pageOf(token);
     }
   }
+
+  /** A request whose answer is awaited later, and can be given up (its connection then closes). */
+  private request(path: string, signal: AbortSignal): Pending {
+    const giveUp = new AbortController();
+    const answer = this.send(path, AbortSignal.any([signal, giveUp.signal]));
+    return {
+      answer,
+      cancel: () => {
+        giveUp.abort();
+        void answer.then((sent) => sent.ok && sent.body.destroy());
+      },
+    };
+  }
+
+  /** Feeds a page's body to the splitter; a failure mid-body is an `error`, a body that is no list a `why`. */
+  private async readBody(
+    body: Dispatcher.ResponseData['body'],
+    splitter: ListSplitter,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; end: ListEnd } | { ok: false; error: string } | { ok: false; why: string }> {
+    try {
+      for await (const chunk of this.counted(body)) splitter.push(chunk);
+    } catch (err) {
+      return { ok: false, error: this.failure(err, signal) };
+    }
+    const end = splitter.end();
+    return end.ok ? end : { ok: false, why: end.why };
+  }
+}
+
+/** The continue token a list's metadata names; empty when there is none. */
+function continueOf(metadata: unknown): string {
+  const token = obj(metadata)?.['continue'];
+  return typeof token === 'string' ? token : '';
+}
+
+/** A request sent: its answer (status and headers; the body still to be read), and a way to give it up. */
+interface Pending {
+  readonly answer: Promise<Sent>;
+  readonly cancel: () => void;
 }

@@ -6,7 +6,8 @@ import { projectServiceAccount } from './project-pull-secret.ts';
 import { pullSecretRefs } from './pull-secret-refs.ts';
 import { readPullSecrets } from './pull-secrets.ts';
 import { READS, collectionPath, isNamespaceName, objectPath } from './reads.ts';
-import type { ClusterState, ItemOf, ListName, NamespaceLookup, PullSecretLookup, Read, ReadName } from './state.ts';
+import { labelledRole, selectorIndex } from './pod-index.ts';
+import type { CacheBackend, ClusterState, ItemOf, ListName, NamespaceLookup, Pod, PullSecretLookup, Read, ReadName } from './state.ts';
 import { obj, stringMap } from './wire.ts';
 
 /** The pod the doctor runs in, which is never part of what it judges. */
@@ -25,7 +26,7 @@ export interface GatherPlan {
 }
 
 /** How each list read turns an API object into the record the checks see. */
-const PROJECTIONS: { readonly [K in ListName]: (raw: unknown) => ItemOf<K> } = {
+const PROJECTIONS: { readonly [K in ListName]: (raw: unknown) => ItemOf<K> | undefined } = {
   cacheBackends: projectCacheBackend,
   pods: projectPod,
   events: projectEvent,
@@ -46,9 +47,48 @@ function notServed<T>(name: ListName, result: ListResult<T>): Read<T> {
   };
 }
 
-async function listOf<K extends ListName>(api: KubeApi, name: K, namespace: string, signal: AbortSignal): Promise<Read<ItemOf<K>>> {
-  const project = PROJECTIONS[name] as (raw: unknown) => ItemOf<K>;
-  return notServed(name, await api.list(collectionPath(READS[name].access, namespace), project, signal));
+/** Reads a list, keeping only the projected items `keep` accepts (all, without it). */
+async function listOf<K extends ListName>(
+  api: KubeApi,
+  name: K,
+  namespace: string,
+  signal: AbortSignal,
+  keep: (item: ItemOf<K>) => boolean = () => true,
+): Promise<Read<ItemOf<K>>> {
+  const project = PROJECTIONS[name] as (raw: unknown) => ItemOf<K> | undefined;
+  const kept = (raw: unknown) => {
+    const item = project(raw);
+    return item !== undefined && keep(item) ? item : undefined;
+  };
+  return notServed(name, await api.list(collectionPath(READS[name].access, namespace), kept, signal));
+}
+
+/** Whether a check can judge the pod: it is the install's own, or one of `backends` selects it. */
+function judgeable(backends: readonly CacheBackend[]): (pod: Pod) => boolean {
+  const selectors = selectorIndex(backends);
+  return (pod) => labelledRole(pod) !== undefined || selectors.selectorsOf(pod).length > 0;
+}
+
+/**
+ * The pods a check can judge (see `ClusterState.pods`). Which pods the CacheBackends select is known
+ * only once they are read; from then on every other pod is dropped as it is read, and the pods that
+ * arrived before are narrowed at the end.
+ */
+async function judgeablePods(
+  api: KubeApi,
+  namespace: string,
+  backends: Promise<Read<CacheBackend>> | undefined,
+  signal: AbortSignal,
+): Promise<Read<Pod>> {
+  let keep: ((pod: Pod) => boolean) | undefined;
+  void backends?.then((read) => {
+    if (read.ok) keep = judgeable(read.items);
+  });
+  const pods = await listOf(api, 'pods', namespace, signal, (pod) => keep === undefined || keep(pod));
+  const known = await backends;
+  if (!pods.ok || known === undefined || !known.ok) return pods;
+  const narrow = judgeable(known.items);
+  return { ok: true, items: pods.items.filter(narrow) };
 }
 
 async function lookupNamespace(api: KubeApi, namespace: string, signal: AbortSignal): Promise<NamespaceLookup> {
@@ -96,7 +136,10 @@ export async function gatherClusterState(api: KubeApi, plan: GatherPlan, signal:
     return pending;
   };
   let ownPodLeftOut: Promise<Read<ItemOf<'pods'>>> | undefined;
-  const pods = () => (ownPodLeftOut ??= list('pods').then((read) => withoutSelf(read, plan.self)));
+  const pods = () =>
+    (ownPodLeftOut ??= judgeablePods(api, plan.namespace, reads.has('cacheBackends') ? list('cacheBackends') : undefined, signal).then(
+      (read) => withoutSelf(read, plan.self),
+    ));
   const pending: Promise<readonly [ReadName, ClusterState[ReadName]]>[] = [];
   const add = (name: ReadName, value: Promise<ClusterState[ReadName]>) => pending.push(value.then((v) => [name, v] as const));
   for (const name of reads) {

@@ -1,11 +1,29 @@
-import { engineSelectorSelects, hasSelector, type MatchLabels } from './label-selector.ts';
-import type { CacheBackend, Pod } from './state.ts';
+import type { Pod } from './state.ts';
 
 /** The label every component of an inference-cache install carries, and its value. */
 export const INSTALL_NAME_LABEL = 'app.kubernetes.io/name';
 export const INSTALL_NAME = 'inference-cache';
 /** The label that tells the components apart (`server`, `controller`, …). */
 export const COMPONENT_LABEL = 'app.kubernetes.io/component';
+
+/**
+ * The prefix of the install's own annotations. A pod's other annotations (kubectl's last-applied
+ * configuration can be kilobytes) are never kept: no check reads them.
+ */
+export const INSTALL_ANNOTATION_PREFIX = 'inferencecache.io/';
+/** Annotations the pod webhook stamps on an engine pod it injected. */
+export const INJECTED_BY = `${INSTALL_ANNOTATION_PREFIX}injected-by`;
+export const INJECTED_BY_UID = `${INSTALL_ANNOTATION_PREFIX}injected-by-uid`;
+
+/** Event reason the controller records once it validated a pod's injection annotations. */
+export const INJECTED_EVENT_REASON = 'InjectedByCacheBackend';
+/** Event reason for a pod that asked for the cache but matched no CacheBackend. */
+export const NO_MATCH_EVENT_REASON = 'NoMatchingCacheBackend';
+/**
+ * The Events the checks judge: these reasons, about Pods. Every other Event is dropped as it is read
+ * (a busy cluster has tens of thousands); a check that needs another reason adds it here.
+ */
+export const JUDGED_POD_EVENT_REASONS: ReadonlySet<string> = new Set([INJECTED_EVENT_REASON, NO_MATCH_EVENT_REASON]);
 
 /** The labels of the cache-plane server's pods (upstream config/server). */
 export const SERVER_POD_LABELS: Readonly<Record<string, string>> = { [INSTALL_NAME_LABEL]: INSTALL_NAME, [COMPONENT_LABEL]: 'server' };
@@ -24,28 +42,6 @@ export type InstallRole = 'server' | 'controller' | 'workload' | 'engine';
 export interface InstallPod {
   readonly pod: Pod;
   readonly role: InstallRole;
-}
-
-/**
- * The pods of the install among `pods`, in list order. Engine pods are recognised only when the
- * CacheBackends were read; pass an empty list otherwise.
- */
-export function installPods(pods: readonly Pod[], backends: readonly CacheBackend[]): InstallPod[] {
-  const selectors = new Map<string, MatchLabels[]>();
-  for (const b of backends) {
-    if (!hasSelector(b.matchLabels)) continue;
-    selectors.set(b.namespace, [...(selectors.get(b.namespace) ?? []), b.matchLabels]);
-  }
-  const out: InstallPod[] = [];
-  for (const pod of pods) {
-    if (pod.labels[INSTALL_NAME_LABEL] === INSTALL_NAME) {
-      const component = pod.labels[COMPONENT_LABEL];
-      out.push({ pod, role: component === 'server' ? 'server' : component === 'controller' ? 'controller' : 'workload' });
-    } else if ((selectors.get(pod.namespace) ?? []).some((s) => engineSelectorSelects(s, pod.labels))) {
-      out.push({ pod, role: 'engine' });
-    }
-  }
-  return out;
 }
 
 /** Whether a pod has finished for good (phase Succeeded or Failed). */

@@ -26,8 +26,16 @@ export function hasSelector(matchLabels: MatchLabels | undefined): matchLabels i
  */
 export function engineSelectorSelects(matchLabels: MatchLabels | undefined, labels: MatchLabels): boolean {
   if (!hasSelector(matchLabels)) return false;
-  for (const key in matchLabels) if ((labels[key] ?? '') !== matchLabels[key]) return false;
+  for (const key in matchLabels) if (labelValue(labels, key) !== matchLabels[key]) return false;
   return true;
+}
+
+/**
+ * A label's value, or the empty string when the object lacks the label. Only the object's own keys
+ * count: `toString` is a valid label key, and a pod without it has no such label.
+ */
+export function labelValue(labels: MatchLabels, key: string): string {
+  return Object.hasOwn(labels, key) ? (labels[key] ?? '') : '';
 }
 
 /**

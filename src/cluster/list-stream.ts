@@ -19,9 +19,11 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+const ZERO = 0x30;
+const NINE = 0x39;
 
-function isSpace(b: number): boolean {
-  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
 /** Where the splitter is in the top-level object. */
@@ -42,162 +44,54 @@ export interface ListEnd {
   readonly metadata: unknown;
 }
 
+/** Where the splitter hands over what it found. */
+export interface ListHandlers {
+  /**
+   * Each element of `items` as JSON text, in order, and whether it holds a number of 16 digits or
+   * more outside strings (which only the slower exact parse keeps exact; see `parseApiJson`).
+   */
+  readonly onItem: (text: string, longInteger: boolean) => void;
+  /**
+   * The top-level `metadata`, parsed, the moment it is complete. An API server writes it before the
+   * items, so the continue token is known while the page's items are still arriving.
+   */
+  readonly onMetadata?: (metadata: unknown) => void;
+}
+
 /**
- * Feed it the answer's bytes with `push`, then call `end`. `onItem` gets each element of `items` as
- * text, in order, and whether it holds a number of 16 digits or more (which only the slower exact
- * parse keeps exact; see `parseApiJson`).
+ * Feed it the answer's bytes with `push`, then call `end`. The bytes are decoded as they come (a
+ * character split between two chunks is joined), and the scan skips string contents with a native
+ * search for the closing quote: most of a Kubernetes object is string content.
  */
 export class ListSplitter {
-  readonly #onItem: (text: string, longInteger: boolean) => void;
-  /** Digits in a row outside strings, and whether the current value has had 16 or more. */
-  #digits = 0;
-  #longInteger = false;
+  readonly #handlers: ListHandlers;
+  readonly #decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
   #place: Place = 'start';
-  #key: Buffer[] = [];
   #currentKey = '';
   /** Nesting below the current top-level value (or items element); 0 when not inside one. */
   #depth = 0;
   #inString = false;
+  /** Whether the last chunk ended inside a string on an unpaired backslash. */
   #escaped = false;
-  /** Bytes of the value being kept (an items element, or metadata); undefined when it is skipped. */
-  #kept: Buffer[] | undefined;
-  /** Whether the current value is a scalar (ends at `,`, `]` or `}` rather than at its own closing). */
+  /** Whether the current value is a scalar (ends at `,`, `]`, `}` or a space rather than at its own closing). */
   #scalar = false;
+  /** Whether the current value (or key) is kept: an items element, the metadata, or a key. */
+  #keeping = false;
+  /** The kept text of the current value (or key) from earlier chunks. */
+  #pieces: string[] = [];
+  /** Digits in a row outside strings, and whether the current value has had 16 or more. */
+  #digits = 0;
+  #longInteger = false;
   #sawItems = false;
   #metadata: string | undefined;
-  readonly #decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
-  constructor(onItem: (text: string, longInteger: boolean) => void) {
-    this.#onItem = onItem;
+  constructor(handlers: ListHandlers) {
+    this.#handlers = handlers;
   }
 
   /** Reads the next chunk of the answer. */
   push(chunk: Uint8Array): void {
-    // Where in this chunk the bytes to keep begin: at 0 when a kept value or a key runs on from the last one.
-    let keptFrom = this.#kept !== undefined || this.#place === 'key' ? 0 : -1;
-    const startKeeping = (i: number) => {
-      this.#kept = [];
-      keptFrom = i;
-    };
-    const finishValue = (endExclusive: number) => {
-      const kept = this.#kept;
-      if (kept !== undefined) {
-        if (keptFrom >= 0) kept.push(Buffer.from(chunk.subarray(keptFrom, endExclusive)));
-        const text = this.#decoder.decode(Buffer.concat(kept));
-        if (this.#place === 'items') this.#onItem(text, this.#longInteger);
-        else if (this.#currentKey === 'metadata') this.#metadata = text;
-      }
-      this.#kept = undefined;
-      keptFrom = -1;
-      this.#scalar = false;
-      this.#longInteger = false;
-      this.#digits = 0;
-    };
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i] ?? 0;
-      // Inside a value (or an items element): find where it ends.
-      if (this.#depth > 0 || this.#scalar || this.#inString) {
-        if (this.#inString) {
-          if (this.#escaped) this.#escaped = false;
-          else if (b === BACKSLASH) this.#escaped = true;
-          else if (b !== QUOTE) {
-            // Most of a page is string content: skip to the next quote or backslash at once.
-            const quote = chunk.indexOf(QUOTE, i);
-            const backslash = chunk.indexOf(BACKSLASH, i);
-            const next = quote < 0 ? backslash : backslash < 0 ? quote : Math.min(quote, backslash);
-            i = (next < 0 ? chunk.length : next) - 1;
-          } else {
-            this.#inString = false;
-            if (this.#depth === 0 && !this.#scalar) {
-              if (this.#place === 'key') {
-                this.#currentKey = this.#decoder.decode(
-                  Buffer.concat([...this.#key, Buffer.from(chunk.subarray(Math.max(0, keptFrom), i))]),
-                );
-                this.#key = [];
-                keptFrom = -1;
-                this.#place = 'colon';
-              } else {
-                finishValue(i + 1);
-                if (this.#place !== 'items') this.#place = 'after-value';
-              }
-            }
-          }
-          continue;
-        }
-        if (b >= 0x30 && b <= 0x39) {
-          if (++this.#digits >= 16) this.#longInteger = true;
-        } else this.#digits = 0;
-        if (this.#scalar && this.#depth === 0) {
-          if (b === COMMA || b === CLOSE_BRACKET || b === CLOSE_BRACE || isSpace(b)) {
-            finishValue(i);
-            if (this.#place !== 'items') this.#place = 'after-value';
-            i--; // the delimiter belongs to the level above
-          }
-          continue;
-        }
-        if (b === QUOTE) this.#inString = true;
-        else if (b === OPEN_BRACE || b === OPEN_BRACKET) this.#depth++;
-        else if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
-          this.#depth--;
-          if (this.#depth === 0) {
-            finishValue(i + 1);
-            if (this.#place !== 'items') this.#place = 'after-value';
-          }
-        }
-        continue;
-      }
-      if (isSpace(b)) continue;
-      switch (this.#place) {
-        case 'start':
-          this.#place = b === OPEN_BRACE ? 'key-or-end' : 'broken';
-          break;
-        case 'key-or-end':
-          if (b === QUOTE) {
-            this.#place = 'key';
-            this.#inString = true;
-            this.#key = [];
-            keptFrom = i + 1;
-          } else this.#place = b === CLOSE_BRACE ? 'done' : 'broken';
-          break;
-        case 'colon':
-          this.#place = b === COLON ? 'value' : 'broken';
-          break;
-        case 'value':
-          if (this.#currentKey === 'items' && b === OPEN_BRACKET) {
-            this.#sawItems = true;
-            this.#place = 'items';
-            break;
-          }
-          this.#beginValue(b, i, this.#currentKey === 'metadata', startKeeping);
-          break;
-        case 'items':
-          if (b === CLOSE_BRACKET) this.#place = 'after-value';
-          else if (b !== COMMA) this.#beginValue(b, i, true, startKeeping);
-          break;
-        case 'after-value':
-          this.#place = b === COMMA ? 'key-or-end' : b === CLOSE_BRACE ? 'done' : 'broken';
-          break;
-        case 'key':
-        case 'done':
-        case 'broken':
-          this.#place = 'broken';
-          break;
-      }
-    }
-    // Keep what of the current value this chunk held, for the next one.
-    if (keptFrom >= 0) {
-      const rest = Buffer.from(chunk.subarray(keptFrom));
-      if (this.#place === 'key') this.#key.push(rest);
-      else this.#kept?.push(rest);
-    }
-  }
-
-  #beginValue(b: number, i: number, keep: boolean, startKeeping: (i: number) => void): void {
-    if (keep) startKeeping(i);
-    else this.#kept = undefined;
-    if (b === QUOTE) this.#inString = true;
-    else if (b === OPEN_BRACE || b === OPEN_BRACKET) this.#depth = 1;
-    else this.#scalar = true;
+    this.#scan(this.#decoder.decode(chunk, { stream: true }));
   }
 
   /**
@@ -205,15 +99,174 @@ export class ListSplitter {
    * array). A scalar that runs to the very end is finished here.
    */
   end(): { readonly ok: true; readonly end: ListEnd } | { readonly ok: false; readonly why: string } {
-    if (this.#scalar && this.#depth === 0 && !this.#inString) this.push(Buffer.from(' '));
+    this.#scan(`${this.#decoder.decode()} `);
     if (this.#place !== 'done' || this.#depth !== 0 || this.#inString) return { ok: false, why: 'it is not one complete JSON object' };
     if (!this.#sawItems) return { ok: false, why: 'it has no items array' };
-    let metadata: unknown;
     try {
-      metadata = this.#metadata === undefined ? undefined : (JSON.parse(this.#metadata) as unknown);
+      return { ok: true, end: { metadata: this.#metadata === undefined ? undefined : (JSON.parse(this.#metadata) as unknown) } };
     } catch {
       return { ok: false, why: 'its metadata is not valid JSON' };
     }
-    return { ok: true, end: { metadata } };
+  }
+
+  /**
+   * Where the string that runs from `from` closes, or -1 when it runs past the end of `s` (then
+   * `#escaped` says whether `s` ended on an unpaired backslash). A quote closes the string unless an
+   * odd number of backslashes stands right before it.
+   */
+  #stringEnd(s: string, from: number): number {
+    let i = from;
+    if (this.#escaped) {
+      if (i >= s.length) return -1;
+      this.#escaped = false;
+      i++;
+    }
+    const start = i;
+    for (;;) {
+      const quote = s.indexOf('"', i);
+      const end = quote < 0 ? s.length : quote;
+      let k = end - 1;
+      while (k >= start && s.charCodeAt(k) === BACKSLASH) k--;
+      const odd = (end - 1 - k) % 2 === 1;
+      if (quote < 0) {
+        this.#escaped = odd;
+        return -1;
+      }
+      if (!odd) return quote;
+      i = quote + 1;
+    }
+  }
+
+  /** Starts a value at `s[i]`, kept from `i` when `keep`. */
+  #beginValue(c: number, keep: boolean): void {
+    this.#keeping = keep;
+    this.#pieces = [];
+    this.#longInteger = false;
+    this.#digits = c >= ZERO && c <= NINE ? 1 : 0;
+    if (c === QUOTE) this.#inString = true;
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) this.#depth = 1;
+    else this.#scalar = true;
+  }
+
+  /** The current value ended just before `end`, its kept text (if any) starting at `from` in `s`. */
+  #finishValue(s: string, from: number, end: number): void {
+    if (this.#keeping) {
+      this.#pieces.push(s.slice(from, end));
+      const text = this.#pieces.length === 1 ? (this.#pieces[0] ?? '') : this.#pieces.join('');
+      if (this.#place === 'items') this.#handlers.onItem(text, this.#longInteger);
+      else if (this.#currentKey === 'metadata') this.#keepMetadata(text);
+    }
+    this.#keeping = false;
+    this.#pieces = [];
+    this.#scalar = false;
+    if (this.#place !== 'items') this.#place = 'after-value';
+  }
+
+  #keepMetadata(text: string): void {
+    this.#metadata = text;
+    if (this.#handlers.onMetadata === undefined) return;
+    let metadata: unknown;
+    try {
+      metadata = JSON.parse(text);
+    } catch {
+      return; // `end` reports it
+    }
+    this.#handlers.onMetadata(metadata);
+  }
+
+  #scan(s: string): void {
+    // Where in `s` the kept text of the current value or key begins: at 0 when it runs on from the last chunk.
+    let from = this.#keeping ? 0 : -1;
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+      if (this.#inString) {
+        const close = this.#stringEnd(s, i);
+        if (close < 0) break;
+        this.#inString = false;
+        i = close + 1;
+        if (this.#depth > 0 || this.#scalar) continue;
+        if (this.#place === 'key') {
+          this.#pieces.push(s.slice(from, close));
+          this.#currentKey = this.#pieces.join('');
+          this.#pieces = [];
+          this.#keeping = false;
+          this.#place = 'colon';
+        } else {
+          this.#finishValue(s, from, i);
+        }
+        from = -1;
+        continue;
+      }
+      const c = s.charCodeAt(i);
+      if (this.#depth > 0 || this.#scalar) {
+        if (c >= ZERO && c <= NINE) {
+          if (++this.#digits >= 16) this.#longInteger = true;
+        } else this.#digits = 0;
+        if (this.#depth === 0) {
+          // A scalar ends at the delimiter, which belongs to the level above: it is read again.
+          if (c === COMMA || c === CLOSE_BRACKET || c === CLOSE_BRACE || isSpace(c)) {
+            this.#finishValue(s, from, i);
+            from = -1;
+            continue;
+          }
+        } else if (c === QUOTE) this.#inString = true;
+        else if (c === OPEN_BRACE || c === OPEN_BRACKET) this.#depth++;
+        else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+          if (--this.#depth === 0) {
+            this.#finishValue(s, from, i + 1);
+            from = -1;
+          }
+        }
+        i++;
+        continue;
+      }
+      if (!isSpace(c)) {
+        switch (this.#place) {
+          case 'start':
+            this.#place = c === OPEN_BRACE ? 'key-or-end' : 'broken';
+            break;
+          case 'key-or-end':
+            if (c === QUOTE) {
+              this.#place = 'key';
+              this.#inString = true;
+              this.#keeping = true;
+              this.#pieces = [];
+              from = i + 1;
+            } else this.#place = c === CLOSE_BRACE ? 'done' : 'broken';
+            break;
+          case 'colon':
+            this.#place = c === COLON ? 'value' : 'broken';
+            break;
+          case 'value':
+            if (this.#currentKey === 'items' && c === OPEN_BRACKET) {
+              this.#sawItems = true;
+              this.#place = 'items';
+              break;
+            }
+            this.#beginValue(c, this.#currentKey === 'metadata');
+            from = i;
+            break;
+          case 'items':
+            if (c === CLOSE_BRACKET) this.#place = 'after-value';
+            else if (c !== COMMA) {
+              this.#beginValue(c, true);
+              from = i;
+            }
+            break;
+          case 'after-value':
+            this.#place = c === COMMA ? 'key-or-end' : c === CLOSE_BRACE ? 'done' : 'broken';
+            break;
+          case 'key':
+          case 'done':
+          case 'broken':
+            this.#place = 'broken';
+            break;
+        }
+      }
+      i++;
+    }
+    // Keep what of the current value or key this chunk held, for the next one.
+    if (this.#keeping && from >= 0) this.#pieces.push(s.slice(from));
   }
 }

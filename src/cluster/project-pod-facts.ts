@@ -61,6 +61,11 @@ function namedPortsOf(spec: WireObject | undefined): NamedPort[] {
   );
 }
 
+/** Whether a pod still waits for a node: Pending and not bound. Only such a pod needs room on one. */
+export function isWaitingForNode(pod: { readonly phase?: string | undefined; readonly nodeName?: string | undefined }): boolean {
+  return pod.phase === 'Pending' && pod.nodeName === undefined;
+}
+
 /**
  * Projects what NodeFit, ImagePullability and NetworkPolicyReachability read from a Pod: its phase
  * and binding, what it requests, why it waits, its pull secrets and its named ports.
@@ -75,7 +80,7 @@ export function projectPodFacts(raw: unknown): PodFacts {
     const name = optStr(obj(r)?.['name']);
     return name === undefined ? [] : [name];
   });
-  const requests = requestsOf(spec);
+  const requests = isWaitingForNode({ phase, nodeName }) ? requestsOf(spec) : undefined;
   const unschedulable = unschedulableMessage(status);
   const waiting = waitingOf(status);
   const namedPorts = namedPortsOf(spec);

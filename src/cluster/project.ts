@@ -6,6 +6,7 @@
  * @module
  */
 
+import { INSTALL_ANNOTATION_PREFIX, JUDGED_POD_EVENT_REASONS } from './install.ts';
 import { projectPodFacts } from './project-pod-facts.ts';
 import type { CacheBackend, CachePolicy, CacheTenant, Condition, EventRecord, Pod } from './state.ts';
 import { obj, objectRef as refOf, optInt, optStr, str, stringMap, type WireObject } from './wire.ts';
@@ -56,16 +57,25 @@ export function projectCacheBackend(raw: unknown): CacheBackend {
   };
 }
 
-/** Projects a Pod to its identity, labels and annotations, and the facts of {@link projectPodFacts}. */
+/**
+ * Projects a Pod to its identity, labels, the install's own annotations, and the facts of
+ * {@link projectPodFacts}.
+ */
 export function projectPod(raw: unknown): Pod {
   const meta = obj(obj(raw)?.['metadata']);
-  return { ...refOf(raw), labels: stringMap(meta?.['labels']), annotations: stringMap(meta?.['annotations']), ...projectPodFacts(raw) };
+  const annotations = stringMap(meta?.['annotations'], (key) => key.startsWith(INSTALL_ANNOTATION_PREFIX));
+  return { ...refOf(raw), labels: stringMap(meta?.['labels']), annotations, ...projectPodFacts(raw) };
 }
 
-/** Projects a core/v1 Event; its time is the first set of the fields the Event API defines for it. */
-export function projectEvent(raw: unknown): EventRecord {
+/**
+ * Projects a core/v1 Event; its time is the first set of the fields the Event API defines for it.
+ * Undefined for an Event no check judges (see `JUDGED_POD_EVENT_REASONS`): it is dropped as it is read.
+ */
+export function projectEvent(raw: unknown): EventRecord | undefined {
   const o = obj(raw);
   const involved = obj(o?.['involvedObject']);
+  const reason = str(o?.['reason']);
+  if (!JUDGED_POD_EVENT_REASONS.has(reason) || str(involved?.['kind']) !== 'Pod') return undefined;
   const series = obj(o?.['series']);
   const meta = obj(o?.['metadata']);
   const time =
@@ -75,7 +85,7 @@ export function projectEvent(raw: unknown): EventRecord {
     optStr(meta?.['creationTimestamp']) ??
     '';
   return {
-    reason: str(o?.['reason']),
+    reason,
     message: str(o?.['message']),
     time,
     involved: {

@@ -1,4 +1,5 @@
-import { installPods, isTerminated } from './install.ts';
+import { isTerminated } from './install.ts';
+import { podIndex } from './pod-index.ts';
 import type { CacheBackend, Pod, ServiceAccount } from './state.ts';
 
 /** The ServiceAccount a pod runs as when its spec names none (the API server's default). */
@@ -26,18 +27,18 @@ export function pullSecretRefs(
   serviceAccounts: readonly ServiceAccount[],
 ): PullSecretRef[] {
   const accounts = new Map(serviceAccounts.map((sa) => [secretKey(sa.namespace, sa.name), sa]));
-  const refs = new Map<string, { namespace: string; name: string; referrers: string[] }>();
+  const refs = new Map<string, { namespace: string; name: string; referrers: Set<string> }>();
   const add = (namespace: string, name: string, referrer: string) => {
     const key = secretKey(namespace, name);
-    const ref = refs.get(key) ?? { namespace, name, referrers: [] };
-    if (!ref.referrers.includes(referrer)) ref.referrers.push(referrer);
+    const ref = refs.get(key) ?? { namespace, name, referrers: new Set() };
+    ref.referrers.add(referrer);
     refs.set(key, ref);
   };
-  for (const { pod } of installPods(pods, backends)) {
+  for (const { pod } of podIndex(pods, backends).installPods) {
     if (isTerminated(pod)) continue;
     for (const name of pod.imagePullSecrets ?? []) add(pod.namespace, name, `pod/${pod.namespace}/${pod.name}`);
     const sa = accounts.get(secretKey(pod.namespace, pod.serviceAccountName ?? DEFAULT_SERVICE_ACCOUNT));
     for (const name of sa?.imagePullSecrets ?? []) add(pod.namespace, name, `serviceaccount/${pod.namespace}/${sa?.name ?? ''}`);
   }
-  return [...refs.values()];
+  return [...refs.values()].map((ref) => ({ ...ref, referrers: [...ref.referrers] }));
 }

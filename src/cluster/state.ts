@@ -60,7 +60,11 @@ export interface Pod extends ObjectRef {
   readonly serviceAccountName?: string;
   /** Names of `spec.imagePullSecrets`, in spec order, empty names dropped. */
   readonly imagePullSecrets?: readonly string[];
-  /** What the pod asks of a node; absent when no container requests anything. */
+  /**
+   * What the pod asks of a node; absent when no container requests anything, and for a pod that is
+   * not waiting for one (see `isWaitingForNode`): NodeFit judges no other, and a large cluster's
+   * running pods would otherwise each carry their requests for nothing.
+   */
   readonly requests?: PodRequests;
   /**
    * The scheduler's message when `PodScheduled` is False with reason `Unschedulable` (possibly empty);
@@ -227,8 +231,12 @@ export type NamespaceLookup =
  */
 export interface ClusterState {
   readonly cacheBackends?: Read<CacheBackend>;
-  /** Every pod in scope except the doctor's own. */
+  /**
+   * The pods in scope a check can judge, except the doctor's own: the install's own (by label) and
+   * those a CacheBackend selects; every pod when the CacheBackends were not read or could not be.
+   */
   readonly pods?: Read<Pod>;
+  /** The Events in scope a check judges (`JUDGED_POD_EVENT_REASONS`). */
   readonly events?: Read<EventRecord>;
   readonly cacheTenants?: Read<CacheTenant>;
   readonly cachePolicies?: Read<CachePolicy>;

@@ -43,10 +43,10 @@ export function optInt(v: unknown): Count | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
-/** The string entries of a map field. */
-export function stringMap(v: unknown): Record<string, string> {
+/** The string entries of a map field, only those whose key `keep` accepts. */
+export function stringMap(v: unknown, keep: (key: string) => boolean = () => true): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(obj(v) ?? {})) if (typeof val === 'string') out[k] = val;
+  for (const [k, val] of Object.entries(obj(v) ?? {})) if (typeof val === 'string' && keep(k)) out[k] = val;
   return out;
 }
 

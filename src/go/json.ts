@@ -24,6 +24,10 @@ const JSON_ESCAPES: Readonly<Record<string, string>> = {
   '\u2029': '\\u2029',
 };
 
+/** A string with nothing to escape, written as it is (most are; the loop below is for the rest). */
+// eslint-disable-next-line no-control-regex -- the control characters are what the class excludes
+const PLAIN_JSON = /^[^"\\<>&\u0000-\u001f\u2028\u2029\ud800-\udfff]*$/;
+
 /**
  * A JSON string literal as Go's `encoding/json` writes it (HTML escaping on, the default): `<`, `>`,
  * `&` as `\u003c \u003e \u0026`; U+2028/U+2029 as `\u2028 \u2029`; `\b \f \n \r \t` short; other
@@ -31,6 +35,7 @@ const JSON_ESCAPES: Readonly<Record<string, string>> = {
  * non-ASCII raw.
  */
 export function goJsonString(s: string): string {
+  if (PLAIN_JSON.test(s)) return `"${s}"`;
   let out = '"';
   for (const ch of s) {
     const named = JSON_ESCAPES[ch];
@@ -60,10 +65,11 @@ function goJsonNumber(n: number): string {
  * `"key": value`, empty arrays and objects as `[]` / `{}`, strings per {@link goJsonString}. Object
  * members whose value is `undefined` are omitted (the `omitempty` of the caller's choosing).
  * No trailing newline. With `indent` `''` the output is compact, like `json.Marshal`.
+ * `depth` is the indentation the value starts at, for a value written inside a larger document.
  *
  * @throws RangeError for a non-finite number (Go's encoder refuses NaN and ±Inf).
  */
-export function goJson(value: GoJsonValue, indent = '  '): string {
+export function goJson(value: GoJsonValue, indent = '  ', depth = ''): string {
   const colon = indent === '' ? ':' : ': ';
   const write = (v: GoJsonValue, depth: string): string => {
     if (v === null) return 'null';
@@ -82,7 +88,7 @@ export function goJson(value: GoJsonValue, indent = '  '): string {
     if (members.length === 0) return '{}';
     return `{${open}${members.map(([k, item]) => `${goJsonString(k)}${colon}${write(item, inner)}`).join(sep)}${close}}`;
   };
-  return write(value, '');
+  return write(value, depth);
 }
 
 /** `Array.isArray` narrowed for readonly arrays. */

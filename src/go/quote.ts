@@ -14,6 +14,9 @@ import { hex, isSurrogate } from './runes.ts';
 /** Go `unicode.IsPrint`: categories L, M, N, P, S, plus ASCII space (other spaces are not printable). */
 const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
 
+/** Printable ASCII but `"` and `\`: written as it is (most names are; the loop below is for the rest). */
+const PLAIN_ASCII = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 /** The named single-character escapes of Go `%q`. */
 const QUOTE_ESCAPES: Readonly<Record<string, string>> = {
   '\x07': '\\a',
@@ -39,6 +42,7 @@ const QUOTE_ESCAPES: Readonly<Record<string, string>> = {
  * @example goQuote('a\tb') === '"a\\tb"'; goQuote('\u00a0') === '"\\u00a0"'
  */
 export function goQuote(s: string): string {
+  if (PLAIN_ASCII.test(s)) return `"${s}"`;
   let out = '"';
   for (const ch of s) {
     const named = QUOTE_ESCAPES[ch];

@@ -1,15 +1,15 @@
 // The API client against a loopback server that answers what a broken or hostile API server (or a
 // proxy in front of one) may answer: no list where a list belongs, a continue token that never ends,
 // integers beyond 2^53, names that would bend a URL.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeApi, MAX_PAGES } from '../../../src/cluster/api.ts';
+import { MAX_PAGES, type KubeApi } from '../../../src/cluster/api.ts';
 import { readPullSecrets } from '../../../src/cluster/pull-secrets.ts';
+import { startLoopbackApi, type LoopbackApi } from '../../support/loopback-api.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-let server: Server;
+let server: LoopbackApi;
 let handler: Handler = (_, res) => res.end();
 const paths: string[] = [];
 let api: KubeApi;
@@ -20,19 +20,13 @@ function json(res: ServerResponse, body: unknown, status = 200): void {
 }
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await startLoopbackApi((req, res) => {
     paths.push(req.url ?? '');
     handler(req, res);
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const kc = new KubeConfig();
-  kc.loadFromClusterAndUser(
-    { name: 'c', server: `http://127.0.0.1:${(server.address() as { port: number }).port}`, skipTLSVerify: true },
-    { name: 'u', token: 't' },
-  );
-  api = new KubeApi(kc);
+  api = server.api;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => server.close());
 
 const list = (path = '/api/v1/pods') => {
   paths.length = 0;
@@ -76,6 +70,51 @@ describe('pagination', () => {
     };
     expect(await list()).toEqual({ ok: true, items: [{ page: 0 }, { page: 1 }, { page: 2 }] });
     expect(paths).toEqual(['/api/v1/pods?limit=500', '/api/v1/pods?limit=500&continue=1', '/api/v1/pods?limit=500&continue=2']);
+  });
+
+  it("asks for the next page as soon as a page's metadata names it, before the page's items have arrived", async () => {
+    // Page 0 sends its metadata and then holds its items back until page 1 has been asked for: a
+    // client that waited for the whole page first would never get it (and the read would time out).
+    let asked!: () => void;
+    const nextAsked = new Promise<void>((r) => (asked = r));
+    handler = (req, res) => {
+      const page = new URL(req.url ?? '', 'http://x').searchParams.get('continue') === null ? 0 : 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (page === 1) {
+        asked();
+        res.end('{"kind":"PodList","metadata":{},"items":[{"page":1}]}');
+        return;
+      }
+      res.write('{"kind":"PodList","metadata":{"continue":"1"},"items":[');
+      void nextAsked.then(() => res.end('{"page":0}]}'));
+    };
+    paths.length = 0;
+    const result = await api.list('/api/v1/pods', (raw) => raw, AbortSignal.timeout(20_000));
+    expect(result).toEqual({ ok: true, items: [{ page: 0 }, { page: 1 }] });
+  });
+
+  it('gives up the next page it asked for when the page that named it turns out broken', async () => {
+    // Page 0 breaks off only once page 1 has been asked for; page 1 never ends unless given up.
+    let asked!: () => void;
+    const nextAsked = new Promise<void>((r) => (asked = r));
+    let closed!: () => void;
+    const nextClosed = new Promise<void>((r) => (closed = r));
+    handler = (req, res) => {
+      const next = new URL(req.url ?? '', 'http://x').searchParams.get('continue') !== null;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (next) {
+        res.on('close', closed);
+        res.write('{"kind":"PodList","metadata":{},"items":[', () => asked());
+        return;
+      }
+      res.write('{"kind":"PodList","metadata":{"continue":"1"},"items":[{"page":0}');
+      void nextAsked.then(() => res.end());
+    };
+    expect(await list()).toEqual({
+      ok: false,
+      error: "the API server's answer to /api/v1/pods is not a list: it is not one complete JSON object",
+    });
+    await nextClosed;
   });
 });
 

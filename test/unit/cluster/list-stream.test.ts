@@ -3,15 +3,7 @@
 // character, a key and a number), it yields exactly the items JSON.parse finds, and the metadata.
 import { describe, expect, it } from 'vitest';
 import { ListSplitter } from '../../../src/cluster/list-stream.ts';
-
-/** A deterministic random source, so that a failure can be replayed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+import { seededRandom as random } from '../../support/seeded-random.ts';
 
 const WORDS: readonly string[] = ['a', 'pod', 'é', '日本', '🙂', 'quote"d', 'back\\slash', 'line\nbreak', '\u0000nul', '{[,]}:', 'tab\t'];
 
@@ -46,9 +38,13 @@ function split(text: string, rand: () => number, oneByte: boolean): Uint8Array[]
 
 function run(chunks: readonly Uint8Array[]) {
   const items: unknown[] = [];
-  const splitter = new ListSplitter((text) => items.push(JSON.parse(text)));
+  const metadata: { value: unknown; itemsBefore: number }[] = [];
+  const splitter = new ListSplitter({
+    onItem: (text) => items.push(JSON.parse(text)),
+    onMetadata: (value) => metadata.push({ value, itemsBefore: items.length }),
+  });
   for (const c of chunks) splitter.push(c);
-  return { items, end: splitter.end() };
+  return { items, metadata, end: splitter.end() };
 }
 
 describe('ListSplitter', () => {
@@ -68,6 +64,8 @@ describe('ListSplitter', () => {
       const got = run(split(text, rand, oneByte));
       expect(got.items).toEqual(items);
       expect(got.end).toEqual({ ok: true, end: { metadata: doc.metadata } });
+      // The metadata comes before the items here, so it is handed over before the first item.
+      expect(got.metadata).toEqual([{ value: doc.metadata, itemsBefore: 0 }]);
     }
   });
 
@@ -75,6 +73,7 @@ describe('ListSplitter', () => {
     const got = run([Buffer.from('{"items":[1,"x",true,null,-2.5e3],"metadata":{"continue":"c"}}')]);
     expect(got.items).toEqual([1, 'x', true, null, -2500]);
     expect(got.end).toEqual({ ok: true, end: { metadata: { continue: 'c' } } });
+    expect(got.metadata).toEqual([{ value: { continue: 'c' }, itemsBefore: 5 }]);
   });
 
   it.each([
@@ -84,19 +83,24 @@ describe('ListSplitter', () => {
     ['no items', '{"kind":"List","metadata":{}}', 'it has no items array'],
     ['trailing garbage', '{"items":[]} x', 'it is not one complete JSON object'],
     ['empty', '', 'it is not one complete JSON object'],
+    ['metadata not JSON', '{"metadata":{"a":tru},"items":[]}', 'its metadata is not valid JSON'],
   ])('%s is refused', (_, text, why) => {
     expect(run([Buffer.from(text)]).end).toEqual({ ok: false, why });
+  });
+
+  it('hands over no metadata that is not JSON', () => {
+    expect(run([Buffer.from('{"metadata":{"continue":x},"items":[]}')]).metadata).toEqual([]);
   });
 });
 
 describe('long integers', () => {
   it('says which items hold a number of 16 digits or more, outside strings, across chunks', () => {
     const flags: boolean[] = [];
-    const splitter = new ListSplitter((_, longInteger) => flags.push(longInteger));
+    const splitter = new ListSplitter({ onItem: (_, longInteger) => flags.push(longInteger) });
     const text =
-      '{"items":[{"n":123456789012345},{"n":9223372036854775807},{"uid":"12345678901234567890"},[1234567890123456]],"metadata":{}}';
+      '{"items":[{"n":123456789012345},{"n":9223372036854775807},{"uid":"12345678901234567890"},[1234567890123456],1234567890123456,123456789012345],"metadata":{}}';
     for (const byte of Buffer.from(text)) splitter.push(Uint8Array.of(byte));
     expect(splitter.end().ok).toBe(true);
-    expect(flags).toEqual([false, true, false, true]);
+    expect(flags).toEqual([false, true, false, true, true, false]);
   });
 });

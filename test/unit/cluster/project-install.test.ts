@@ -3,7 +3,7 @@ import { projectNetworkPolicy } from '../../../src/cluster/project-network-polic
 import { projectNode } from '../../../src/cluster/project-node.ts';
 import { projectPullSecret, projectServiceAccount } from '../../../src/cluster/project-pull-secret.ts';
 import { projectPod } from '../../../src/cluster/project.ts';
-import { installPods } from '../../../src/cluster/install.ts';
+import { podIndex } from '../../../src/cluster/pod-index.ts';
 import { pullSecretRefs } from '../../../src/cluster/pull-secret-refs.ts';
 
 const meta = { namespace: 'ns', name: 'p', uid: 'u1' };
@@ -13,7 +13,6 @@ describe('Pod projection: the facts of NodeFit, ImagePullability and NetworkPoli
   const raw = {
     metadata: { ...meta, labels: { app: 'engine' } },
     spec: {
-      nodeName: 'n1',
       serviceAccountName: 'puller',
       imagePullSecrets: [{ name: 'pull' }, { name: '' }, {}],
       overhead: { cpu: '250m' },
@@ -46,13 +45,20 @@ describe('Pod projection: the facts of NodeFit, ImagePullability and NetworkPoli
     },
   };
 
+  it.each([
+    ['bound', { ...raw, spec: { ...raw.spec, nodeName: 'n1' } }],
+    ['running', { ...raw, status: { ...raw.status, phase: 'Running' } }],
+    ['of unknown phase', { ...raw, status: { ...raw.status, phase: undefined } }],
+  ])('keeps no requests for a pod that is not waiting for a node: %s', (_, pod) => {
+    expect(projectPod(pod).requests).toBeUndefined();
+  });
+
   it('reads phase, binding, ServiceAccount, pull secrets, requests, the scheduler verdict, waiting containers and named ports', () => {
     expect(projectPod(raw)).toEqual({
       ...meta,
       labels: { app: 'engine' },
       annotations: {},
       phase: 'Pending',
-      nodeName: 'n1',
       serviceAccountName: 'puller',
       imagePullSecrets: ['pull'],
       requests: {
@@ -247,14 +253,14 @@ describe('install pods and their pull secrets', () => {
   ];
   const backends = [{ namespace: 'ns', name: 'be', uid: 'b', matchLabels: { app: 'engine' }, conditions: [] }];
   it('classifies server, controller, managed workloads and engine pods; ignores the rest', () => {
-    expect(installPods(pods, backends).map((p) => [p.pod.name, p.role])).toEqual([
+    expect(podIndex(pods, backends).installPods.map((p) => [p.pod.name, p.role])).toEqual([
       ['server', 'server'],
       ['controller', 'controller'],
       ['redis', 'workload'],
       ['engine', 'engine'],
       ['done', 'workload'],
     ]);
-    expect(installPods(pods, []).map((p) => p.pod.name)).not.toContain('engine');
+    expect(podIndex(pods, []).installPods.map((p) => p.pod.name)).not.toContain('engine');
   });
   it('names each pull secret once, with its referrers, skipping finished pods', () => {
     const sas = [{ namespace: 'ns', name: 'ctrl', uid: 'c', imagePullSecrets: ['shared', 'ctrl-pull'] }];

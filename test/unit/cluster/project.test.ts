@@ -63,7 +63,7 @@ describe('CacheBackend projection', () => {
 describe('Event projection (core/v1 view)', () => {
   const base = {
     metadata: { creationTimestamp: '2026-01-01T00:00:00Z' },
-    reason: 'R',
+    reason: 'NoMatchingCacheBackend',
     message: 'msg',
     involvedObject: { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'pu' },
   };
@@ -81,11 +81,21 @@ describe('Event projection (core/v1 view)', () => {
     ],
     ['then creationTimestamp', {}, '2026-01-01T00:00:00Z'],
   ])('time: %s', (_name, extra, time) => {
-    expect(projectEvent({ ...base, ...extra }).time).toBe(time);
+    expect(projectEvent({ ...base, ...extra })?.time).toBe(time);
+  });
+  it.each([
+    ['InjectedByCacheBackend', 'Pod', true],
+    ['NoMatchingCacheBackend', 'Pod', true],
+    ['Scheduled', 'Pod', false],
+    ['NoMatchingCacheBackend', 'Deployment', false],
+    ['', 'Pod', false],
+  ])('keeps an Event with reason %j about a %s: %s', (reason, kind, kept) => {
+    const event = projectEvent({ ...base, reason, involvedObject: { ...base.involvedObject, kind } });
+    expect(event === undefined ? false : event.reason === reason).toBe(kept);
   });
   it('takes the involved object and the message', () => {
     expect(projectEvent(base)).toEqual({
-      reason: 'R',
+      reason: 'NoMatchingCacheBackend',
       message: 'msg',
       time: '2026-01-01T00:00:00Z',
       involved: { kind: 'Pod', namespace: 'ns', name: 'p', uid: 'pu' },
@@ -94,11 +104,18 @@ describe('Event projection (core/v1 view)', () => {
 });
 
 describe('Pod and CacheTenant projections', () => {
-  it('keeps only string labels and annotations', () => {
-    expect(projectPod({ metadata: { ...meta, labels: { a: 'b', n: 1 }, annotations: { x: 'y' } }, spec: { containers: [] } })).toEqual({
+  it("keeps only string labels, and only the install's own string annotations", () => {
+    const annotations = {
+      'inferencecache.io/injected-by': 'ns/be',
+      'inferencecache.io/other': 'kept',
+      'inferencecache.io/n': 1,
+      'kubectl.kubernetes.io/last-applied-configuration': '{"big":"object"}',
+      x: 'y',
+    };
+    expect(projectPod({ metadata: { ...meta, labels: { a: 'b', n: 1 }, annotations }, spec: { containers: [] } })).toEqual({
       ...meta,
       labels: { a: 'b' },
-      annotations: { x: 'y' },
+      annotations: { 'inferencecache.io/injected-by': 'ns/be', 'inferencecache.io/other': 'kept' },
     });
   });
   it('reads tenant quota and entries, absent when missing', () => {

@@ -17,6 +17,14 @@ describe('goJsonString (Go encoding/json, HTML-safe)', () => {
   ])('%s', (_name, input, want) => {
     expect(goJsonString(input)).toBe(want);
   });
+
+  it('writes every ASCII character as Go does, alone and amid plain text', () => {
+    // For ASCII, Go's encoder is JSON.stringify plus the three HTML escapes.
+    const go = (s: string) => JSON.stringify(s).replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`);
+    for (let c = 0; c < 0x80; c++) {
+      for (const s of [String.fromCharCode(c), `name-${String.fromCharCode(c)}-x`]) expect(goJsonString(s), `U+${c}`).toBe(go(s));
+    }
+  });
 });
 
 describe('goJson (Go json.MarshalIndent)', () => {

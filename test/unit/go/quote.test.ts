@@ -33,6 +33,22 @@ describe('goQuote (Go %q / strconv.Quote)', () => {
   ])('%s', (_name, input, want) => {
     expect(goQuote(input)).toBe(want);
   });
+
+  it('writes every ASCII character as Go does, alone and amid plain text', () => {
+    const named: Record<number, string> = { 7: 'a', 8: 'b', 9: 't', 10: 'n', 11: 'v', 12: 'f', 13: 'r' };
+    const go = (c: number) =>
+      c === 0x22 || c === 0x5c
+        ? `\\${String.fromCharCode(c)}`
+        : named[c] !== undefined
+          ? `\\${named[c]}`
+          : c < 0x20 || c === 0x7f
+            ? `\\x${c.toString(16).padStart(2, '0')}`
+            : String.fromCharCode(c);
+    for (let c = 0; c < 0x80; c++) {
+      expect(goQuote(String.fromCharCode(c)), `U+${c}`).toBe(`"${go(c)}"`);
+      expect(goQuote(`be-${String.fromCharCode(c)}-1`), `U+${c}`).toBe(`"be-${go(c)}-1"`);
+    }
+  });
 });
 
 describe('goQuoteList (Go %q of []string)', () => {
