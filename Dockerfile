@@ -11,6 +11,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts/build.mjs scripts/build.mjs
+COPY scripts/bundle/ scripts/bundle/
 COPY src/ src/
 # The build context has no .git: pass the commit for `inferencecache --version`, e.g.
 #   docker build --build-arg COMMIT="$(git rev-parse --short=12 HEAD)" .

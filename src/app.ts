@@ -1,47 +1,18 @@
 import { closeSync, constants, existsSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { codeTable } from './checks/codes.ts';
 import { UsageError } from './cli/options.ts';
 import { parseCommandLine } from './cli/parse.ts';
 import { KubeConfigError } from './cluster/kubeconfig-error.ts';
-import type { PodFiles, RunResult } from './doctor.ts';
-import { renderCodeTable } from './report/code-table.ts';
-import { makeReport } from './report/finding.ts';
-import { render } from './report/render/index.ts';
+import type { RunIO } from './doctor-command.ts';
 import { forTerminal } from './report/terminal-text.ts';
-import { terminationSummary } from './report/termination-summary.ts';
-import { describeError, fileErrorReason, interruptionOf } from './text/errors.ts';
+import { describeError, fileErrorReason } from './text/errors.ts';
 import { COMMIT, VERSION } from './version.ts';
 
 /** Exit code for "the doctor could not run": bad flags, no usable kubeconfig, unknown context. */
 export const EXIT_COULD_NOT_RUN = 3;
 
-/**
- * How long an interrupted run may take to finish on its own (every read and probe stops when told)
- * before the report is given up for an empty incomplete one: the kubelet's grace period must see a
- * report and an exit code, well within a second.
- */
-export const INTERRUPT_GRACE_MS = 800;
-
-/**
- * What the process gives a run. `main.ts` builds it from `process`; nothing else touches `process`.
- * Writing resolves once the text is written, or at once when the reader has gone (a closed pipe).
- */
-export interface ProcessIO {
+/** What the process gives an invocation: its arguments, and what a doctor run needs. */
+export interface ProcessIO extends RunIO {
   readonly argv: readonly string[];
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly stdoutIsTTY: boolean;
-  readonly out: (text: string) => Promise<void>;
-  readonly err: (text: string) => Promise<void>;
-  readonly now: () => Date;
-  /** The files a pod gives the doctor, at their in-pod paths. */
-  readonly files: PodFiles;
-  /** Aborted, with an `Interrupted` reason, on SIGTERM or SIGINT. */
-  readonly interrupt: AbortSignal;
-}
-
-/** Colour only for a terminal, and never when --no-color, NO_COLOR or TERM=dumb says otherwise. */
-function wantsColor(io: ProcessIO, noColor: boolean): boolean {
-  return !noColor && io.stdoutIsTTY && (io.env['NO_COLOR'] ?? '') === '' && io.env['TERM'] !== 'dumb';
 }
 
 /**
@@ -66,25 +37,6 @@ function writeTerminationFile(file: string, text: string): string | undefined {
   } finally {
     closeSync(fd);
   }
-}
-
-/** A report that stands for a run that did not finish within the grace period after an interrupt. */
-function abandoned(interrupt: AbortSignal): RunResult {
-  const why = interruptionOf(interrupt) ?? 'interrupted';
-  return { report: makeReport([], `${why}; the run did not stop within ${INTERRUPT_GRACE_MS} ms, so no check was judged`), warnings: [] };
-}
-
-/** Resolves with `run`, or, once interrupted, with an empty incomplete report if `run` takes too long. */
-function withinGrace(run: Promise<RunResult>, interrupt: AbortSignal): Promise<RunResult> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const giveUp = new Promise<RunResult>((resolve) => {
-    const start = () => {
-      timer = setTimeout(() => resolve(abandoned(interrupt)), INTERRUPT_GRACE_MS);
-    };
-    if (interrupt.aborted) start();
-    else interrupt.addEventListener('abort', start, { once: true });
-  });
-  return Promise.race([run, giveUp]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -115,28 +67,23 @@ export async function runApp(io: ProcessIO): Promise<number> {
       case 'version':
         await io.out(`inferencecache version ${VERSION} (commit ${COMMIT})\n`);
         return 0;
-      case 'codes':
+      case 'codes': {
+        // The code table comes from the checks' declarations, which only this command and doctor load.
+        const [{ codeTable }, { renderCodeTable }] = await Promise.all([import('./checks/codes.ts'), import('./report/code-table.ts')]);
         await io.out(renderCodeTable(codeTable(), command.output));
         return 0;
+      }
       case 'doctor':
         break;
     }
     const { options } = command;
     terminationFlag = options.terminationMessagePath;
-    // The Kubernetes, gRPC and HTTP clients load only now: --version, --help and codes never need them.
-    const { runDoctor } = await import('./doctor.ts');
-    const run = runDoctor(options, {
-      env: io.env,
-      now: io.now,
-      pod: { namespace: io.env['POD_NAMESPACE'], name: io.env['POD_NAME'] },
-      files: io.files,
-      interrupt: io.interrupt,
-    });
-    const { report, warnings } = await withinGrace(run, io.interrupt);
-    for (const warning of warnings) await io.err(`warning: ${forTerminal(warning).toString()}\n`);
-    const { incomplete } = report.summary;
-    if (incomplete !== undefined) await io.err(`warning: the report is incomplete: ${forTerminal(incomplete).toString()}\n`);
-    await io.out(render(report, options.output, { color: options.output === 'human' && wantsColor(io, options.noColor) }));
+    // The Kubernetes client, the checks and the renderers load only now.
+    const [{ runDoctorCommand }, { terminationSummary }] = await Promise.all([
+      import('./doctor-command.ts'),
+      import('./report/termination-summary.ts'),
+    ]);
+    const report = await runDoctorCommand(io, options);
     await terminate(terminationSummary(report));
     return report.summary.exitCode;
   } catch (err) {

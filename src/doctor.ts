@@ -8,8 +8,6 @@ import { loadKubeConfig } from './cluster/kubeconfig.ts';
 import { readDoctorPod } from './cluster/pod-identity.ts';
 import type { ClusterState } from './cluster/state.ts';
 import { joinHostPort } from './go/hostport.ts';
-import { checkGrpcHealth } from './probes/grpc-health.ts';
-import { probeRoute, probeSnapshot } from './probes/http-route.ts';
 import type { DialResult, ProbeResults, ServerLocation, ServerProbes } from './probes/results.ts';
 import { dialTcp } from './probes/tcp-dial.ts';
 import { readBearerToken } from './probes/token.ts';
@@ -103,6 +101,11 @@ async function probeServer(
     serviceAccountToken: join(files.serviceAccountDir, 'token'),
   });
   if (bearer.warning !== undefined) warnings.push(bearer.warning);
+  // The gRPC and HTTP clients load only for a run that probes the server (never for --config-only).
+  const [{ checkGrpcHealth }, { probeRoute, probeSnapshot }] = await Promise.all([
+    import('./probes/grpc-health.ts'),
+    import('./probes/http-route.ts'),
+  ]);
   const budget = () => ({ deadlineMs: probeBudget(deadline), signal });
   const [health, snapshot, policy, probe] = await Promise.all([
     checkGrpcHealth(location.grpcTarget, budget()),

@@ -1,4 +1,4 @@
-import type { OutputFormat } from '../report/render/index.ts';
+import type { OutputFormat } from '../report/output-format.ts';
 
 /** A parsed `--server-endpoint`: where to find the cache-plane server without asking Kubernetes. */
 export interface ServerEndpoint {

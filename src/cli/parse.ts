@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { formatGoDuration, parseGoDuration } from '../go/duration.ts';
-import { OUTPUT_FORMATS, type OutputFormat } from '../report/render/index.ts';
+import { OUTPUT_FORMATS, type OutputFormat } from '../report/output-format.ts';
 import { describeError } from '../text/errors.ts';
 import { UsageError, type Command, type DoctorOptions } from './options.ts';
 import { parseServerEndpoint } from './server-endpoint.ts';

@@ -1,6 +1,6 @@
 import { goJson } from '../go/json.ts';
 import { goFields } from '../go/strings.ts';
-import type { OutputFormat } from './render/index.ts';
+import type { OutputFormat } from './output-format.ts';
 import type { Status } from './status.ts';
 
 /**

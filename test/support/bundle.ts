@@ -17,9 +17,13 @@ export function bundleIsStale(): boolean {
   const sources = readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name));
-  return [...sources, join(ROOT, 'package.json'), join(ROOT, 'package-lock.json'), join(ROOT, 'scripts/build.mjs')].some(
-    (file) => statSync(file).mtimeMs > built,
-  );
+  return [
+    ...sources,
+    join(ROOT, 'package.json'),
+    join(ROOT, 'package-lock.json'),
+    join(ROOT, 'scripts/build.mjs'),
+    join(ROOT, 'scripts/bundle/loader.mjs'),
+  ].some((file) => statSync(file).mtimeMs > built);
 }
 
 /** Builds the bundle (`npm run build`) unless it is up to date; throws with esbuild's output when the build fails. */

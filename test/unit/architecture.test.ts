@@ -21,8 +21,9 @@ const LAYER_RANK: Readonly<Record<string, number>> = {
   checks: 3,
   cli: 4,
   'doctor.ts': 5,
-  'app.ts': 6,
-  'main.ts': 7,
+  'doctor-command.ts': 6,
+  'app.ts': 7,
+  'main.ts': 8,
 };
 
 /** The layer of a file under src/: its top-level folder, or the file itself at the top. */

@@ -127,7 +127,7 @@ describe('Dockerfile', () => {
   });
 
   it('copies the very file scripts/build.mjs writes', () => {
-    const outfile = /outfile:\s*`\$\{root\}([^`]+)`/.exec(readFileSync(join(PROJECT_ROOT, 'scripts/build.mjs'), 'utf8'))?.[1];
+    const outfile = /const outfile = `\$\{root\}([^`]+)`/.exec(readFileSync(join(PROJECT_ROOT, 'scripts/build.mjs'), 'utf8'))?.[1];
     expect(outfile).toBe(BUNDLE_PATH);
     expect(BUNDLE_PATH).toBe('dist/inferencecache.mjs');
   });
@@ -208,7 +208,9 @@ describe('.dockerignore', () => {
   it('ignores everything but the build inputs', () => {
     expect(patterns[0]).toBe('*');
     expect(patterns.slice(1).every((p) => p.startsWith('!'))).toBe(true);
-    expect(patterns).toEqual(expect.arrayContaining(['!package.json', '!package-lock.json', '!scripts/build.mjs', '!src/']));
+    expect(patterns).toEqual(
+      expect.arrayContaining(['!package.json', '!package-lock.json', '!scripts/build.mjs', '!scripts/bundle/', '!src/']),
+    );
   });
 
   it('lets in every file the build stage copies, and nothing it does not', () => {

@@ -27,22 +27,23 @@ const COLOR: Readonly<Record<Status, string>> = {
  * the header and summary are bold, section labels bold and coloured, and each finding's tag (label
  * padded to 4, space, code) coloured; resources and messages never are.
  */
-export function renderHuman(report: TerminalReport, opts: HumanOptions): string {
+export function* renderHuman(report: TerminalReport, opts: HumanOptions): Generator<string> {
   const bold = (text: string) => (opts.color ? `${BOLD}${text}${RESET}` : text);
   const paint = (status: Status, text: string) => (opts.color ? `${COLOR[status]}${text}${RESET}` : text);
 
-  let out = `${bold('inferencecache doctor')}\n\n`;
+  yield `${bold('inferencecache doctor')}\n\n`;
   for (const status of SECTION_ORDER) {
-    const findings = report.findings.filter((f) => f.status === status);
-    if (findings.length === 0) continue;
-    out += `${opts.color ? `${BOLD}${paint(status, status)}` : status}\n`;
-    for (const f of findings) out += findingLines(f, paint(status, `${status.padEnd(4)} ${f.code.toString()}`));
-    out += '\n';
+    let first = true;
+    for (const f of report.findings(status)) {
+      if (first) yield `${opts.color ? `${BOLD}${paint(status, status)}` : status}\n`;
+      first = false;
+      yield findingLines(f, paint(status, `${status.padEnd(4)} ${f.code.toString()}`));
+    }
+    if (!first) yield '\n';
   }
   const { ok, info, warn, fail, exitCode } = report.summary;
-  if (report.incomplete !== undefined) out += `${bold(incompleteLine(report.incomplete))}\n`;
-  out += `${bold(`Summary: ${ok} OK, ${info} INFO, ${warn} WARN, ${fail} FAIL  (exit ${exitCode})`)}\n`;
-  return out;
+  if (report.incomplete !== undefined) yield `${bold(incompleteLine(report.incomplete))}\n`;
+  yield `${bold(`Summary: ${ok} OK, ${info} INFO, ${warn} WARN, ${fail} FAIL  (exit ${exitCode})`)}\n`;
 }
 
 /** The two lines of one finding: tag and resource (when there is one), then the indented message. */

@@ -1,18 +1,14 @@
 import { goFields } from '../../go/strings.ts';
 import type { Report } from '../finding.ts';
 import { renderHuman } from './human.ts';
-import { renderJson } from './json.ts';
+import { renderJsonPieces } from './json.ts';
 import { renderTable } from './table.ts';
 import { toTerminal } from './terminal-report.ts';
+import type { OutputFormat } from '../output-format.ts';
 
 export { type HumanOptions } from './human.ts';
 export { renderJson } from './json.ts';
-
-/** The values of `--output`, the default first. */
-export const OUTPUT_FORMATS = ['human', 'json', 'table'] as const;
-
-/** One of {@link OUTPUT_FORMATS}. */
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export { OUTPUT_FORMATS, type OutputFormat } from '../output-format.ts';
 
 /** Options of {@link render}. */
 export interface RenderOptions {
@@ -21,16 +17,22 @@ export interface RenderOptions {
 }
 
 /**
- * Renders `report` in `format`. Pure: the caller writes the string to stdout. Human and table output
- * go to terminals, so their renderers get the report with every text escaped; JSON escapes by itself.
+ * Renders `report` in `format`, piece by piece (a finding or so at a time): the caller writes the
+ * pieces as they come, so a large report is never one string. Human and table output go to
+ * terminals, so their renderers get the report with every text escaped; JSON escapes by itself.
  */
-export function render(report: Report, format: OutputFormat, opts: RenderOptions = {}): string {
+export function renderPieces(report: Report, format: OutputFormat, opts: RenderOptions = {}): Iterable<string> {
   switch (format) {
     case 'human':
       return renderHuman(toTerminal(report), { color: opts.color ?? false });
     case 'json':
-      return renderJson(report);
+      return renderJsonPieces(report);
     case 'table':
       return renderTable(toTerminal(report, (message) => goFields(message).join(' ')));
   }
+}
+
+/** Renders `report` in `format` as one string (see {@link renderPieces}). */
+export function render(report: Report, format: OutputFormat, opts: RenderOptions = {}): string {
+  return [...renderPieces(report, format, opts)].join('');
 }

@@ -1,4 +1,4 @@
-import type { TerminalReport } from './terminal-report.ts';
+import type { TerminalFinding, TerminalReport } from './terminal-report.ts';
 
 /** Spaces between two columns (tabwriter padding). */
 const PADDING = 2;
@@ -11,15 +11,27 @@ const HEADER = ['STATUS', 'CODE', 'CHECK', 'RESOURCE', 'MESSAGE'] as const;
  * space and is trimmed (`render` does that with Go's `strings.Fields` before escaping). Every column
  * but the last is left-aligned and padded to its widest cell + 2, widths counted in code points (as
  * Go's text/tabwriter does); the last column is never padded. No colour, no summary. Every cell that
- * holds data is escaped text, so no cell can break the row or drive the terminal.
+ * holds data is escaped text, so no cell can break the row or drive the terminal. The findings are
+ * read twice, for the widths and then for the rows, and never held as rows.
  */
-export function renderTable(report: TerminalReport): string {
-  const rows: (readonly string[])[] = [
-    HEADER,
-    ...report.findings.map((f) => [f.status, f.code.toString(), f.check.toString(), f.resource?.toString() ?? '-', f.message.toString()]),
+export function* renderTable(report: TerminalReport): Generator<string> {
+  const cells = (f: TerminalFinding) => [
+    f.status,
+    f.code.toString(),
+    f.check.toString(),
+    f.resource?.toString() ?? '-',
+    f.message.toString(),
   ];
-  const widths = HEADER.slice(0, -1).map((_, col) => Math.max(...rows.map((row) => codePoints(row[col] ?? ''))) + PADDING);
-  return rows.map((row) => row.map((cell, col) => (col < widths.length ? pad(cell, widths[col] ?? 0) : cell)).join('') + '\n').join('');
+  const widths = HEADER.slice(0, -1).map((header) => codePoints(header));
+  for (const f of report.findings()) {
+    cells(f).forEach((cell, col) => {
+      if (col < widths.length) widths[col] = Math.max(widths[col] ?? 0, codePoints(cell));
+    });
+  }
+  const row = (values: readonly string[]) =>
+    values.map((cell, col) => (col < widths.length ? pad(cell, (widths[col] ?? 0) + PADDING) : cell)).join('') + '\n';
+  yield row(HEADER);
+  for (const f of report.findings()) yield row(cells(f));
 }
 
 /** Length in Unicode code points (a lone surrogate counts as one, as its U+FFFD would in Go). */

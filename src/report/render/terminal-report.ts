@@ -16,7 +16,11 @@ export interface TerminalReport {
   readonly summary: Summary;
   /** Why the run is incomplete, escaped; absent for a finished run. */
   readonly incomplete?: TerminalText;
-  readonly findings: readonly TerminalFinding[];
+  /**
+   * The findings in emission order, those of `status` only when given, each escaped as it is taken:
+   * a report of many thousand findings is never held twice.
+   */
+  findings(status?: Status): Iterable<TerminalFinding>;
 }
 
 /**
@@ -28,12 +32,17 @@ export function toTerminal(report: Report, message: (raw: string) => string = (r
   return {
     summary: report.summary,
     ...(incomplete === undefined ? {} : { incomplete: forTerminal(incomplete) }),
-    findings: report.findings.map((f) => ({
-      code: forTerminal(f.code),
-      status: f.status,
-      check: forTerminal(f.check),
-      ...(f.resource === undefined || f.resource === '' ? {} : { resource: forTerminal(f.resource) }),
-      message: forTerminal(message(f.message)),
-    })),
+    *findings(status?: Status) {
+      for (const f of report.findings) {
+        if (status !== undefined && f.status !== status) continue;
+        yield {
+          code: forTerminal(f.code),
+          status: f.status,
+          check: forTerminal(f.check),
+          ...(f.resource === undefined || f.resource === '' ? {} : { resource: forTerminal(f.resource) }),
+          message: forTerminal(message(f.message)),
+        };
+      }
+    },
   };
 }

@@ -1,0 +1,83 @@
+// What the bundle compiles before it answers: `--version`, `--help` and `codes` must not pay for the
+// Kubernetes, gRPC or HTTP clients, and a run that does not probe the server never loads gRPC. The
+// loader keeps every chunk compressed until it is first imported; a preload records which ones are.
+// Startup time itself is a benchmark figure (`npm run bench`), not asserted here.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closedPort, requireBundle, runBundle, writeKubeconfig } from '../support/bundle.ts';
+
+const TRACE = resolve(import.meta.dirname, '../support/chunk-trace.cjs');
+
+/**
+ * The most source `--version` and `--help` may compile: about 1.75 times what they compiled when
+ * this bound was set (23 KB: the command line, the version, the error texts), so that a new static
+ * import of the checks or a client is noticed before it is felt.
+ */
+const STARTUP_SOURCE_BOUND = 40_000;
+
+interface LoadedChunk {
+  readonly name: string;
+  readonly bytes: number;
+  readonly modules: readonly string[];
+}
+
+let dir = '';
+let unreachable = '';
+beforeAll(async () => {
+  requireBundle();
+  dir = mkdtempSync(join(tmpdir(), 'icd-chunks-'));
+  unreachable = writeKubeconfig(`https://127.0.0.1:${await closedPort()}`);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the bundle with the trace preloaded and returns its exit code and the chunks it compiled. */
+async function traced(args: readonly string[]): Promise<{ code: number | null; chunks: LoadedChunk[] }> {
+  const file = join(dir, `${args.join('_').replace(/\W/g, '')}.json`);
+  const run = await runBundle(args, {
+    command: [process.execPath, '--require', TRACE, requireBundle()],
+    env: { PATH: process.env['PATH'] ?? '', CHUNK_TRACE_FILE: file },
+  });
+  return { code: run.code, chunks: JSON.parse(readFileSync(file, 'utf8')) as LoadedChunk[] };
+}
+
+const packagesIn = (chunks: readonly LoadedChunk[]): Set<string> =>
+  new Set(chunks.flatMap((c) => c.modules.flatMap((m) => /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(m)?.[1] ?? [])));
+
+describe('commands that need no cluster compile only our own small part of the bundle', () => {
+  for (const args of [['--version'], ['--help']]) {
+    it(args.join(' '), async () => {
+      const { code, chunks } = await traced(args);
+      expect(code).toBe(0);
+      expect(chunks.map((c) => c.name)).toContain('main.js');
+      expect([...packagesIn(chunks)]).toEqual([]);
+      const modules = chunks.flatMap((c) => c.modules);
+      expect(modules).toContain('src/cli/parse.ts');
+      for (const heavy of ['src/checks/registry.ts', 'src/doctor.ts', 'src/report/render/index.ts']) expect(modules).not.toContain(heavy);
+      expect(chunks.reduce((sum, c) => sum + c.bytes, 0)).toBeLessThan(STARTUP_SOURCE_BOUND);
+    });
+  }
+
+  it('codes loads the checks for their declarations, and no client', async () => {
+    const { code, chunks } = await traced(['codes']);
+    expect(code).toBe(0);
+    expect([...packagesIn(chunks)]).toEqual([]);
+    const modules = chunks.flatMap((c) => c.modules);
+    expect(modules).toContain('src/checks/registry.ts');
+    expect(modules).not.toContain('src/doctor.ts');
+    expect(modules).not.toContain('src/cluster/api.ts');
+  });
+});
+
+describe('a doctor run loads what it uses', () => {
+  it('--config-only reads the cluster without ever loading the gRPC client', async () => {
+    const { code, chunks } = await traced(['doctor', '--config-only', '--kubeconfig', unreachable, '--timeout', '5s', '-o', 'json']);
+    expect(code).toBe(2);
+    const modules = chunks.flatMap((c) => c.modules);
+    expect(modules).toContain('src/doctor.ts');
+    expect(modules).toContain('src/cluster/api.ts');
+    expect(packagesIn(chunks).has('@grpc/grpc-js')).toBe(false);
+    expect(modules).not.toContain('src/probes/grpc-health.ts');
+  });
+});
