@@ -29,6 +29,7 @@ FROM gcr.io/distroless/nodejs24-debian13:nonroot@sha256:9eeb7f5887d0e239e78264b0
 COPY --from=build --chown=0:0 --chmod=0444 /build/dist/inferencecache.mjs /inferencecache.mjs
 USER 65532:65532
 WORKDIR /
-# Exec form: node is PID 1 and gets SIGTERM directly; the bundle is the `inferencecache` command.
-ENTRYPOINT ["/nodejs/bin/node", "/inferencecache.mjs"]
+# Exec form: node is PID 1 and gets SIGTERM directly; the bundle is the `inferencecache` command. The
+# Node flags are scripts/bundle/node-flags.ts's (why: there).
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=4", "/inferencecache.mjs"]
 CMD ["--help"]

@@ -6,8 +6,10 @@
 //
 // For each run it measures: wall time, CPU (user + system), peak RSS, the requests the API server
 // logged for the run's own identity (audit log), and the bytes the API server sent (a counting TCP
-// forwarder in front of it). Floor, doctor -o json and doctor -o human run interleaved, round by
-// round; the figures are medians, each also as a ratio to the floor's.
+// forwarder in front of it). The floor, the doctor with `-o json` and `-o human` as the image runs it
+// (with the Node flags of scripts/bundle/node-flags.ts), and `-o json` under a bare `node` (as from a
+// workstation) run interleaved, round by round; the figures are medians, each also as a ratio to the
+// floor's. Then it says which of issue 12's bars the full size meets.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
@@ -15,6 +17,7 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
+import { IMAGE_NODE_FLAGS } from './bundle/node-flags.ts';
 import { completedRequestsBy } from '../test/support/audit.ts';
 import { BUNDLE, ensureBundle } from '../test/support/bundle.ts';
 import { missingBinaries, resolveBinaries, startControlPlane } from '../test/support/controlplane/controlplane.ts';
@@ -25,6 +28,30 @@ import { FULL, buildScenario, expectedCounts, scaled, type ScaleSize } from '../
 const ROOT = resolve(import.meta.dirname, '..');
 const PRELOAD = join(ROOT, 'scripts/bench/usage-preload.mjs');
 const FLOOR = join(ROOT, 'scripts/bench/floor.mjs');
+
+const JSON_RUN = 'doctor -o json';
+const HUMAN_RUN = 'doctor -o human';
+const BARE_RUN = 'json, bare node';
+
+/** Issue 12's bars at full size, for the runs as the image makes them: met or missed, with the figure. */
+function bars(rows: readonly [string, Figures][]): string[] {
+  const of = (name: string) => rows.find(([n]) => n === name)?.[1];
+  const floor = of('floor');
+  if (floor === undefined) return [];
+  const lines = ['bars (image runs):'];
+  for (const name of [JSON_RUN, HUMAN_RUN]) {
+    const f = of(name);
+    if (f === undefined) continue;
+    const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+    lines.push(
+      `  ${name}: peak RSS ${f.rssMiB.toFixed(1)} MiB < 150 MiB and below the floor's ${floor.rssMiB.toFixed(1)}: ${verdict(f.rssMiB < 150 && f.rssMiB < floor.rssMiB)}; ` +
+        `wall ${(f.wallMs / floor.wallMs).toFixed(2)}× ≤ 1.2×: ${verdict(f.wallMs <= 1.2 * floor.wallMs)}; ` +
+        `CPU ${(f.cpuMs / floor.cpuMs).toFixed(2)}× ≤ 1.5×: ${verdict(f.cpuMs <= 1.5 * floor.cpuMs)}; ` +
+        `requests ${f.requests} = ${floor.requests}: ${verdict(f.requests === floor.requests)}`,
+    );
+  }
+  return lines;
+}
 
 interface Figures {
   readonly wallMs: number;
@@ -137,7 +164,7 @@ async function benchSize(label: string, size: ScaleSize, rounds: number): Promis
       process.stderr.write(`  ${label} ${t}\n`),
     );
     const via = `https://127.0.0.1:${counter.port}`;
-    const runsOf: Record<string, Figures[]> = { floor: [], 'doctor -o json': [], 'doctor -o human': [] };
+    const runsOf: Record<string, Figures[]> = { floor: [], [JSON_RUN]: [], [HUMAN_RUN]: [], [BARE_RUN]: [] };
     for (let round = 1; round <= rounds; round++) {
       for (const name of Object.keys(runsOf)) {
         const id = await doctorIdentity(kc, {
@@ -149,25 +176,21 @@ async function benchSize(label: string, size: ScaleSize, rounds: number): Promis
         const tokenFile = join(dir, `${round}-token`);
         writeFileSync(tokenFile, id.token);
         counter.take();
+        const doctor = ['doctor', '--kubeconfig', id.kubeconfig, '--config-only', '-o', name === HUMAN_RUN ? 'human' : 'json'];
         const args =
-          name === 'floor'
-            ? [FLOOR, via, cp.caFile, tokenFile]
-            : [BUNDLE, 'doctor', '--kubeconfig', id.kubeconfig, '--config-only', '-o', name.endsWith('json') ? 'json' : 'human'];
+          name === 'floor' ? [FLOOR, via, cp.caFile, tokenFile] : [...(name === BARE_RUN ? [] : IMAGE_NODE_FLAGS), BUNDLE, ...doctor];
         const run = await measure(args, dir);
         const bytes = counter.take();
         const requests = completedRequestsBy(cp.auditLogPath, new Set([id.username])).length;
-        if (name === 'doctor -o json') checkCounts(run.stdout, size);
+        if (name !== 'floor' && name !== HUMAN_RUN) checkCounts(run.stdout, size);
         runsOf[name]?.push({ wallMs: run.wallMs, cpuMs: run.cpuMs, rssMiB: run.rssMiB, requests, bytes });
         process.stderr.write(
           `  ${label} round ${round} ${name}: ${run.wallMs.toFixed(0)} ms, ${run.rssMiB.toFixed(1)} MiB, exit ${run.code ?? 'signal'}\n`,
         );
       }
     }
-    return table(
-      label,
-      size,
-      Object.entries(runsOf).map(([name, figures]) => [name, summarise(figures)]),
-    );
+    const rows = Object.entries(runsOf).map(([name, figures]): [string, Figures] => [name, summarise(figures)]);
+    return [table(label, size, rows), ...(size === FULL ? bars(rows) : [])].join('\n');
   } finally {
     await counter.close();
     await cp.stop();

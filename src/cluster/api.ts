@@ -6,7 +6,11 @@ import { ListSplitter, type ListEnd } from './list-stream.ts';
 import { obj } from './wire.ts';
 import type { Read } from './state.ts';
 
-/** Items per page of a paginated list. */
+/**
+ * Items per page of a paginated list: what kubectl and informers use, and the floor's in `npm run
+ * bench:scale`. Pages are read as they stream in, so a larger page saves no memory, and a smaller one
+ * only adds requests (docs/performance.md).
+ */
 export const PAGE_SIZE = 500;
 
 /**

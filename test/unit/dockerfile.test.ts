@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
 import { BUNDLE } from '../support/bundle.ts';
 import { PROJECT_ROOT } from '../support/fixtures.ts';
 
@@ -109,8 +110,10 @@ function dockerfileProblems(text: string): string[] {
       problems.push(`copies ${words.slice(0, -1).join(' ')}, want ${join(buildDir, BUNDLE_PATH)}`);
     const entrypoint = execForm(runtime.instructions.filter((i) => i.keyword === 'ENTRYPOINT').at(-1)?.args ?? '');
     if (entrypoint === undefined) problems.push('ENTRYPOINT is missing or not in exec form');
-    else if (entrypoint[0] !== '/nodejs/bin/node' || entrypoint[1] !== dest || entrypoint.length !== 2) {
-      problems.push(`ENTRYPOINT ${JSON.stringify(entrypoint)} does not run the copied bundle ${dest ?? ''} with /nodejs/bin/node`);
+    else if (JSON.stringify(entrypoint) !== JSON.stringify(['/nodejs/bin/node', ...IMAGE_NODE_FLAGS, dest])) {
+      problems.push(
+        `ENTRYPOINT ${JSON.stringify(entrypoint)} does not run the copied bundle ${dest ?? ''} with /nodejs/bin/node and the flags of scripts/bundle/node-flags.ts`,
+      );
     }
   }
   const user = runtime.instructions.filter((i) => i.keyword === 'USER').at(-1)?.args ?? '';
@@ -182,8 +185,13 @@ describe('Dockerfile', () => {
     },
     {
       name: 'an entrypoint that misses the bundle',
-      edit: (t) => t.replace('"/nodejs/bin/node", "/inferencecache.mjs"', '"/nodejs/bin/node", "/app.mjs"'),
+      edit: (t) => t.replace('"/inferencecache.mjs"]', '"/app.mjs"]'),
       problem: /does not run the copied bundle/,
+    },
+    {
+      name: 'an entrypoint without the Node flags',
+      edit: (t) => t.replace(/"--max-semi-space-size=\d+", /, ''),
+      problem: /with \/nodejs\/bin\/node and the flags/,
     },
     {
       name: 'a RUN in the runtime stage',

@@ -8,6 +8,7 @@
  */
 
 import * as path from 'node:path';
+import { IMAGE_NODE_FLAGS } from '../../../scripts/bundle/node-flags.ts';
 import type { Container } from './types.ts';
 
 /** What an image runs, as its image config would say. */
@@ -28,9 +29,9 @@ export interface ImageCommand {
  */
 export type ImageMap = Readonly<Record<string, readonly string[] | ImageCommand>>;
 
-/** The image map entry that runs the doctor bundle with this Node, as the distroless image would (uid 65532). */
+/** The image map entry that runs the doctor bundle with this Node and the image's Node flags, as the distroless image would (uid 65532). */
 export function doctorImage(projectRoot: string): ImageCommand {
-  return { entrypoint: [process.execPath, path.join(projectRoot, 'dist/inferencecache.mjs')], user: 65532 };
+  return { entrypoint: [process.execPath, ...IMAGE_NODE_FLAGS, path.join(projectRoot, 'dist/inferencecache.mjs')], user: 65532 };
 }
 
 /** The repository part of an image reference (no `:tag`, no `@digest`). */

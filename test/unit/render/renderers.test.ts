@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { makeReport, type Finding } from '../../../src/report/finding.ts';
 import { findingsOf } from '../../support/findings.ts';
 import { OUTPUT_FORMATS, render, renderJson } from '../../../src/report/render/index.ts';
+import { findingJson } from '../../../src/report/render/json.ts';
+import { goJson } from '../../../src/go/json.ts';
 import { renderHumanOf, renderTableOf } from '../../support/render.ts';
 
 const cb = findingsOf('CacheBackendHealth');
@@ -86,6 +88,24 @@ describe('renderJson', () => {
     expect(Object.keys(doc.findings[0])).toStrictEqual(['code', 'status', 'check', 'resource', 'message']);
     expect(Object.keys(doc.findings[1])).toStrictEqual(['code', 'status', 'check', 'message']);
     expect(Object.keys(doc.findings[2])).toStrictEqual(['code', 'status', 'check', 'message']);
+  });
+
+  it.each([
+    ['with a resource', cb('CB001', 'cachebackend/n/x', 'plain')],
+    ['without one', sv('SV001', undefined, 'plain')],
+    ['with an empty one', { code: 'SV001', status: 'FAIL', check: 'ServerReachability', resource: '', message: 'b' } satisfies Finding],
+    ['hostile text everywhere', cb('CB001', 'cachebackend/n/"<x>"\u2028', 'a\u0000b\u001b[31m\\ "q" \ud800 & \u2029 ✓')],
+  ])('writes a finding exactly as the generic Go JSON writer would: %s', (_, f) => {
+    for (const depth of ['', '    ']) {
+      const doc = {
+        code: f.code,
+        status: f.status,
+        check: f.check,
+        resource: f.resource === '' ? undefined : f.resource,
+        message: f.message,
+      };
+      expect(findingJson(f, depth)).toBe(goJson(doc, '  ', depth));
+    }
   });
 
   it('uses Go escaping for messages', () => {
