@@ -1,6 +1,7 @@
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { request, type Dispatcher } from 'undici';
 import { Interrupted, describeError } from '../text/errors.ts';
+import { parseApiJson } from './api-json.ts';
 import { ExecCredentialPlugin } from './exec-credential.ts';
 import { ListSplitter, type ListEnd } from './list-stream.ts';
 import { obj } from './wire.ts';
@@ -37,27 +38,6 @@ export type ListResult<T> = Read<T> | { readonly ok: false; readonly error: stri
 export interface ApiStats {
   requests: number;
   bytes: number;
-}
-
-/** More digits than any integer a number holds exactly (2^53 has 16). */
-const LONG_INTEGER = /\d{16,}/;
-
-type Reviver = (this: unknown, key: string, value: unknown, context: { readonly source?: string }) => unknown;
-
-/** Keeps an integer beyond 2^53 exact, as a bigint from its source text (Node 24's JSON.parse passes it). */
-const exactIntegers: Reviver = (_key, value, context) => {
-  if (typeof value !== 'number' || Number.isSafeInteger(value) || context.source === undefined) return value;
-  return /^-?\d+$/.test(context.source) ? BigInt(context.source) : value;
-};
-
-/**
- * Parses an API answer. Integers beyond 2^53 (an int64 such as a CacheTenant's `indexEntries`) stay
- * exact as bigints; the slower reviver runs only for a text that holds such a long digit run at all
- * (`longInteger`, when the caller already knows).
- */
-export function parseApiJson(text: string, longInteger = LONG_INTEGER.test(text)): unknown {
-  if (!longInteger) return JSON.parse(text);
-  return JSON.parse(text, exactIntegers as Parameters<typeof JSON.parse>[1]);
 }
 
 /** The message of a Kubernetes `Status` body, if the body is one. */
@@ -231,9 +211,9 @@ export class KubeApi {
       }
       let next: Pending | undefined;
       const splitter = new ListSplitter({
-        onItem: (text, longInteger) => {
+        onItem: (value) => {
           objects++;
-          const item = project(parseApiJson(text, longInteger));
+          const item = project(value);
           if (item !== undefined) items.push(item);
         },
         onMetadata: (metadata) => {

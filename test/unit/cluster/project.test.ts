@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { cacheBackendHealth } from '../../../src/checks/cachebackend-health.ts';
 import { cacheTenantHealth } from '../../../src/checks/cachetenant-health.ts';
 import { runCheck } from '../../../src/checks/run.ts';
-import { parseApiJson } from '../../../src/cluster/api.ts';
+import { parseApiJson } from '../../../src/cluster/api-json.ts';
 import { projectCacheBackend, projectCacheTenant, projectEvent, projectPod } from '../../../src/cluster/project.ts';
 import { given, ok } from '../checks/fixtures.ts';
 
