@@ -5,8 +5,13 @@
  * @module
  */
 
-/** More digits than any integer a number holds exactly (2^53 has 16). */
-const LONG_INTEGER = /\d{16,}/;
+/**
+ * A number of 16 digits or more (more than any integer a double holds exactly: 2^53 has 16): where a
+ * JSON number may begin (at the start, or after `:`, `,` or `[`), then the digits. Matching only there is
+ * twice as fast as any digit run, which timestamps, addresses and image digests make common; a match in
+ * a string (rare) only costs the slower exact parse.
+ */
+const LONG_INTEGER = /(?:^|[:,[])\s*-?\d{16}/;
 
 type Reviver = (this: unknown, key: string, value: unknown, context: { readonly source?: string }) => unknown;
 

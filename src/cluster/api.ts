@@ -255,19 +255,46 @@ export class KubeApi {
     };
   }
 
-  /** Feeds a page's body to the splitter; a failure mid-body is an `error`, a body that is no list a `why`. */
-  private async readBody(
+  /**
+   * Feeds a page's body to the splitter as its chunks arrive; a failure mid-body is an `error`, a
+   * body that is no list a `why`. Read with `data` events rather than `for await`: a page of pods
+   * comes in hundreds of chunks, and an async iterator costs promises for each.
+   */
+  private readBody(
     body: Dispatcher.ResponseData['body'],
     splitter: ListSplitter,
     signal: AbortSignal,
   ): Promise<{ ok: true; end: ListEnd } | { ok: false; error: string } | { ok: false; why: string }> {
-    try {
-      for await (const chunk of this.counted(body)) splitter.push(chunk);
-    } catch (err) {
-      return { ok: false, error: this.failure(err, signal) };
-    }
-    const end = splitter.end();
-    return end.ok ? end : { ok: false, why: end.why };
+    return new Promise((resolve) => {
+      let settled = false;
+      const fail = (err: unknown) => {
+        if (settled) return;
+        settled = true;
+        body.destroy();
+        resolve({ ok: false, error: this.failure(err, signal) });
+      };
+      body.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        this.stats.bytes += chunk.length;
+        try {
+          splitter.push(chunk);
+        } catch (err) {
+          fail(err);
+        }
+      });
+      body.on('error', fail);
+      body.on('end', () => {
+        if (settled) return;
+        try {
+          const end = splitter.end();
+          settled = true;
+          resolve(end.ok ? end : { ok: false, why: end.why });
+        } catch (err) {
+          // The last element, parsed only now, is not JSON.
+          fail(err);
+        }
+      });
+    });
   }
 }
 

@@ -46,6 +46,17 @@ describe('a list answer that is not a list is a failed read, never an empty list
     expect(await list()).toEqual({ ok: false, error: `the API server's answer to /api/v1/pods is not a list: ${why}` });
   });
 
+  it.each([
+    ['the first', '{"kind":"PodList","metadata":{},"items":[{"metadata":tru},{"metadata":{}},{"metadata":{}}]}'],
+    ['one read the fast way', '{"kind":"PodList","metadata":{},"items":[{"metadata":{}},{"metadata":{"a":tru}},{"metadata":{}}]}'],
+    ['the last', '{"kind":"PodList","metadata":{},"items":[{"metadata":{}},{"metadata":{}},{"metadata":{"a":tru}}]}'],
+  ])('an element that is not JSON fails the read: %s', async (_, body) => {
+    handler = (_req, res) => json(res, body);
+    const got = await list();
+    expect(got.ok).toBe(false);
+    expect(got).toMatchObject({ error: expect.stringMatching(/JSON/) });
+  });
+
   it('a well-formed empty list is an empty list', async () => {
     handler = (_req, res) => json(res, { kind: 'PodList', metadata: {}, items: [] });
     expect(await list()).toEqual({ ok: true, items: [] });

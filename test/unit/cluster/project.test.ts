@@ -152,6 +152,19 @@ describe('int64 counts stay exact', () => {
     expect(parseApiJson('{"a":1,"uid":"1234567890123456789"}')).toEqual({ a: 1, uid: '1234567890123456789' });
   });
 
+  it.each([
+    ['after a colon, with spaces', '{"a": \n 9223372036854775807}', { a: 9223372036854775807n }],
+    ['in an array', '[1,9223372036854775807,[-9223372036854775808]]', [1, 9223372036854775807n, [-9223372036854775808n]]],
+    ['as the whole document', '9223372036854775807', 9223372036854775807n],
+    [
+      'beside a digest whose hex happens to be digits',
+      '{"image":"sha256:1234567890123456ab","n":9223372036854775807}',
+      { image: 'sha256:1234567890123456ab', n: 9223372036854775807n },
+    ],
+  ])('finds every long integer: %s', (_, text, want) => {
+    expect(parseApiJson(text)).toEqual(want);
+  });
+
   it('a CacheTenant keeps them exact through the projection and into CT001', () => {
     const tenant = projectCacheTenant(parseApiJson(text));
     expect(tenant).toMatchObject({ indexEntries: 9223372036854775807n, maxIndexEntries: 9223372036854775806n });
