@@ -30,3 +30,31 @@ export function parseApiJson(text: string, longInteger = LONG_INTEGER.test(text)
   if (!longInteger) return JSON.parse(text);
   return JSON.parse(text, exactIntegers as Parameters<typeof JSON.parse>[1]);
 }
+
+/** Where an object's `managedFields` member begins: a key follows a `,` outside strings. */
+const MANAGED_FIELDS = ',"managedFields":[';
+
+/**
+ * A list element's text without its `metadata.managedFields` member, which no check reads and which
+ * is a third to a half of a Kubernetes object's text (parsing it was the largest part of reading a
+ * list). Removed only when provably whole:
+ *
+ * - `next` is the key the API server writes right after `metadata` for this Kind (`spec` for a Pod):
+ *   it writes a built-in Kind's fields in their Go order, where `managedFields` is the last field of
+ *   `metadata`, so the member is followed by `]},"<next>":`. There the quote is followed by a letter,
+ *   so it opens a key rather than closing a string, and the `]` before it stands outside strings.
+ * - A managedFields entry holds strings and objects, never arrays, so the member's own `]` is the
+ *   first one outside strings after its `[`. The member is removed only when no `]` at all stands
+ *   between its `[` and that structural one, which then must be its end.
+ *
+ * Otherwise (another layout, a `]` in a string) the text is returned as it is. Removing one whole
+ * member keeps valid JSON valid and invalid JSON invalid, and every other value as it was.
+ */
+export function withoutManagedFields(text: string, next: string): string {
+  const start = text.indexOf(MANAGED_FIELDS);
+  if (start < 0) return text;
+  const open = start + MANAGED_FIELDS.length;
+  const end = text.indexOf(`]},"${next}":`, open);
+  if (end < 0 || text.indexOf(']', open) !== end) return text;
+  return text.slice(0, start) + text.slice(end + 1);
+}

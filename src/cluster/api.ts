@@ -185,6 +185,7 @@ export class KubeApi {
     project: (item: unknown) => T | undefined,
     signal: AbortSignal,
     params: Readonly<Record<string, string>> = {},
+    options: { readonly metadataFollowedBy?: string } = {},
   ): Promise<ListResult<T>> {
     const items: T[] = [];
     let objects = 0;
@@ -211,6 +212,7 @@ export class KubeApi {
       }
       let next: Pending | undefined;
       const splitter = new ListSplitter({
+        ...options,
         onItem: (value) => {
           objects++;
           const item = project(value);

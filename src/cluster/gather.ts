@@ -5,7 +5,7 @@ import { projectNode } from './project-node.ts';
 import { projectServiceAccount } from './project-pull-secret.ts';
 import { pullSecretRefs } from './pull-secret-refs.ts';
 import { readPullSecrets } from './pull-secrets.ts';
-import { READS, collectionPath, isNamespaceName, objectPath } from './reads.ts';
+import { READS, collectionPath, isNamespaceName, objectPath, type ReadSpec } from './reads.ts';
 import { labelledRole, selectorIndex } from './pod-index.ts';
 import type { CacheBackend, ClusterState, ItemOf, ListName, NamespaceLookup, Pod, PullSecretLookup, Read, ReadName } from './state.ts';
 import { obj, stringMap } from './wire.ts';
@@ -60,7 +60,9 @@ async function listOf<K extends ListName>(
     const item = project(raw);
     return item !== undefined && keep(item) ? item : undefined;
   };
-  return notServed(name, await api.list(collectionPath(READS[name].access, namespace), kept, signal));
+  const spec: ReadSpec = READS[name];
+  const options = spec.metadataFollowedBy === undefined ? {} : { metadataFollowedBy: spec.metadataFollowedBy };
+  return notServed(name, await api.list(collectionPath(spec.access, namespace), kept, signal, {}, options));
 }
 
 /** Whether a check can judge the pod: it is the install's own, or one of `backends` selects it. */

@@ -22,7 +22,7 @@
  * @module
  */
 
-import { parseApiJson } from './api-json.ts';
+import { parseApiJson, withoutManagedFields } from './api-json.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -85,6 +85,11 @@ export interface ListEnd {
 export interface ListHandlers {
   /** Each element of `items`, parsed (integers beyond 2^53 exact, see `parseApiJson`), in order. */
   readonly onItem: (value: unknown) => void;
+  /**
+   * For a built-in Kind, the key written right after `metadata` (`spec` for a Pod): then each
+   * element's `metadata.managedFields` is left out unparsed (see `withoutManagedFields`).
+   */
+  readonly metadataFollowedBy?: string;
   /**
    * The top-level `metadata`, parsed, the moment it is complete. An API server writes it before the
    * items, so the continue token is known while the page's items are still arriving.
@@ -219,7 +224,7 @@ export class ListSplitter {
       const text = this.#pieces.length === 1 ? (this.#pieces[0] ?? '') : this.#pieces.join('');
       if (this.#place === 'items') {
         this.stats.slow++;
-        this.#handlers.onItem(parseApiJson(text, this.#longInteger));
+        this.#handlers.onItem(this.#parseElement(text, this.#longInteger));
         if (this.#fastPattern === undefined) {
           const opening = ELEMENT_OPENING.exec(text)?.[0];
           if (opening !== undefined) this.#fastPattern = `},${opening}`;
@@ -369,7 +374,7 @@ export class ListSplitter {
       }
       let value: unknown;
       try {
-        value = parseApiJson(text.slice(from, close + 1));
+        value = this.#parseElement(text.slice(from, close + 1));
       } catch {
         if (++this.#fastMisses >= FAST_MISSES_LIMIT) this.#fastOff = true;
         return this.#giveUp(text, from, false);
@@ -380,6 +385,13 @@ export class ListSplitter {
       from = close + 2;
       searchFrom = from + 1;
     }
+  }
+
+  /** Parses an element's text, leaving out its managedFields when the Kind allows (a text that is no JSON throws). */
+  #parseElement(text: string, longInteger?: boolean): unknown {
+    const next = this.#handlers.metadataFollowedBy;
+    const lean = next === undefined ? text : withoutManagedFields(text, next);
+    return lean === text ? parseApiJson(text, longInteger) : parseApiJson(lean);
   }
 
   /** Hands the element at `text[from]` to the character-by-character reading; `forGood` for the rest of the answer. */

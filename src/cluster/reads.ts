@@ -26,6 +26,12 @@ export interface ReadSpec {
   readonly access: ApiAccess;
   /** Reads this one is derived from, gathered first (the pull secrets are named by pods and accounts). */
   readonly from?: readonly ReadName[];
+  /**
+   * The key an API server writes right after an object's `metadata`, for a built-in Kind whose
+   * fields it writes in their Go order: lets a list leave `managedFields` (the last field of
+   * `metadata`) unparsed (see `withoutManagedFields`).
+   */
+  readonly metadataFollowedBy?: string;
 }
 
 const CACHE_GROUP = { group: 'inferencecache.io', version: 'v1alpha1' } as const;
@@ -37,8 +43,12 @@ const CORE = { group: '', version: 'v1' } as const;
  */
 export const READS = {
   cacheBackends: { kind: 'CacheBackend', access: { ...CACHE_GROUP, resource: 'cachebackends', verbs: ['list'], namespaced: true } },
-  pods: { kind: 'Pod', access: { ...CORE, resource: 'pods', verbs: ['list'], namespaced: true } },
-  events: { kind: 'Event', access: { ...CORE, resource: 'events', verbs: ['list'], namespaced: true } },
+  pods: { kind: 'Pod', access: { ...CORE, resource: 'pods', verbs: ['list'], namespaced: true }, metadataFollowedBy: 'spec' },
+  events: {
+    kind: 'Event',
+    access: { ...CORE, resource: 'events', verbs: ['list'], namespaced: true },
+    metadataFollowedBy: 'involvedObject',
+  },
   cacheTenants: { kind: 'CacheTenant', access: { ...CACHE_GROUP, resource: 'cachetenants', verbs: ['list'], namespaced: true } },
   cachePolicies: { kind: 'CachePolicy', access: { ...CACHE_GROUP, resource: 'cachepolicies', verbs: ['list'], namespaced: true } },
   nodes: { kind: 'Node', access: { ...CORE, resource: 'nodes', verbs: ['list'], namespaced: false } },
