@@ -20,7 +20,7 @@ const skipReason = available ? '' : ` (skipped: ${inject('controlPlaneSkipReason
 const SIZE = scaled(0.1);
 
 /**
- * The most peak RSS a run of a tenth of the scenario may take, as the image runs it. Measured at 96
+ * The most peak RSS a run of a tenth of the scenario may take, as the image runs it. Measured at 93
  * to 99 MiB (docs/performance.md), of which about 78 MiB is Node and the loaded program, the same in
  * every run: the bound leaves a sixth to spare, and still fails a run that holds whole pages or whole
  * objects again (118 to 148 MiB at this size before issue 12).
