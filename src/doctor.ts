@@ -160,5 +160,5 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
 
   const probes: ProbeResults = { ...(server === undefined ? {} : { server }), ...(dials === undefined ? {} : { dials }) };
   const findings = judge({ state, probes, now, namespace: options.namespace, ...(self === undefined ? {} : { self }) });
-  return { report: makeReport(findings, interruptionOf(environment.interrupt)), warnings };
+  return { report: makeReport(findings, interruptionOf(environment.interrupt), options.failOn), warnings };
 }

@@ -1,4 +1,5 @@
 import type { OutputFormat } from '../report/output-format.ts';
+import type { Status } from '../report/status.ts';
 
 /** A parsed `--server-endpoint`: where to find the cache-plane server without asking Kubernetes. */
 export interface ServerEndpoint {
@@ -21,6 +22,8 @@ export interface DoctorOptions {
   readonly output: OutputFormat;
   readonly noColor: boolean;
   readonly configOnly: boolean;
+  /** `--fail-on`: the lowest status that counts for the exit code (WARN unless told). */
+  readonly failOn: Status;
   /** The overall deadline of the run, in milliseconds. */
   readonly timeoutMs: number;
   /**

@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { formatGoDuration, parseGoDuration } from '../go/duration.ts';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/output-format.ts';
+import { DEFAULT_FAIL_ON } from '../report/finding.ts';
+import { STATUSES, type Status } from '../report/status.ts';
 import { describeError } from '../text/errors.ts';
 import { UsageError, type Command, type DoctorOptions } from './options.ts';
 import { parseServerEndpoint } from './server-endpoint.ts';
@@ -31,6 +33,8 @@ Flags:
   -o, --output string                human, json or table (default "human")
       --no-color                     no ANSI colour in human output (also: NO_COLOR, TERM=dumb)
       --config-only                  judge configuration only: no server probes, no TCP dials
+      --fail-on string               lowest status that counts for the exit code: ok, info, warn or fail
+                                     (default "warn"); the others are still reported
       --timeout duration             deadline of the whole run, e.g. 500ms, 30s, 2m (default 30s)
       --pod-labels-file string       the doctor pod's labels, as the downward API writes them, used with
                                      $POD_NAMESPACE to judge NetworkPolicies (default /etc/podinfo/labels)
@@ -40,11 +44,20 @@ Flags:
   -h, --help                         this help
 
 Exit codes: 0 healthy, 1 warnings, 2 failures, 3 the doctor could not run, 4 interrupted (the report is
-incomplete).
+incomplete). Only findings at or above --fail-on count: with --fail-on fail, WARNs exit 0.
 `;
 
 /** Default of `--timeout`. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** `--fail-on`: a status in lower case, as the other flag values are. */
+function parseFailOn(value: string): Status {
+  const status = STATUSES.find((s) => s.toLowerCase() === value);
+  if (status === undefined) {
+    throw new UsageError(`invalid --fail-on ${JSON.stringify(value)} (want one of: ${STATUSES.map((s) => s.toLowerCase()).join(', ')})`);
+  }
+  return status;
+}
 
 function parseOutput(value: string): OutputFormat {
   const format = OUTPUT_FORMATS.find((f) => f === value);
@@ -112,6 +125,7 @@ function parseDoctor(args: readonly string[]): Command {
         output: { type: 'string', short: 'o', default: 'human' },
         'no-color': { type: 'boolean', default: false },
         'config-only': { type: 'boolean', default: false },
+        'fail-on': { type: 'string', default: DEFAULT_FAIL_ON.toLowerCase() },
         timeout: { type: 'string', default: '30s' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -120,6 +134,7 @@ function parseDoctor(args: readonly string[]): Command {
   if (values.help) return { kind: 'help', text: DOCTOR_HELP };
   if (positionals.length > 0) throw new UsageError(`doctor takes no arguments, got ${JSON.stringify(positionals[0])}`);
   const output = parseOutput(values.output);
+  const failOn = parseFailOn(values['fail-on']);
   const timeoutMs = parseDeadline('--timeout', values.timeout);
   const namespace = parseNamespace(values.namespace);
   const endpoint = values['server-endpoint'] === '' ? undefined : parseServerEndpoint(values['server-endpoint']);
@@ -133,6 +148,7 @@ function parseDoctor(args: readonly string[]): Command {
     output,
     noColor: values['no-color'],
     configOnly: values['config-only'],
+    failOn,
     timeoutMs,
     ...(values['pod-labels-file'] === undefined ? {} : { podLabelsFile: values['pod-labels-file'] }),
     ...(values['termination-message-path'] === undefined ? {} : { terminationMessagePath: values['termination-message-path'] }),

@@ -26,7 +26,15 @@ export interface Summary {
    * incomplete report lacks findings, so its exit code is {@link EXIT_INCOMPLETE} whatever it holds.
    */
   readonly incomplete?: string;
+  /**
+   * The lowest status that counted for the exit code (`--fail-on`), when it is not the default
+   * {@link DEFAULT_FAIL_ON}: a report read later must say why its WARNs did not fail it.
+   */
+  readonly failOn?: Status;
 }
+
+/** The `--fail-on` of a run that names none: WARN and FAIL count, as upstream's exit codes do. */
+export const DEFAULT_FAIL_ON: Status = 'WARN';
 
 /** The exit code of an incomplete report: the run was interrupted, so its verdict is unknown. */
 export const EXIT_INCOMPLETE = 4;
@@ -40,21 +48,27 @@ export interface Report {
   readonly findings: readonly Finding[];
 }
 
-/** The exit code of a set of findings: 2 with any FAIL, else 1 with any WARN, else 0. */
-export function exitCodeOf(findings: readonly Finding[]): 0 | 1 | 2 {
-  const worst = findings.reduce((w, f) => Math.max(w, rank(f.status)), 0);
-  if (worst >= rank('FAIL')) return 2;
-  if (worst >= rank('WARN')) return 1;
-  return 0;
+/**
+ * The exit code of a set of findings, counting only those at or above `failOn`: 2 when a FAIL counts,
+ * else 1 when any finding counts (a WARN; or, below the default threshold, an INFO or OK), else 0.
+ */
+export function exitCodeOf(findings: readonly Finding[], failOn: Status = DEFAULT_FAIL_ON): 0 | 1 | 2 {
+  const floor = rank(failOn);
+  const worst = findings.reduce((w, f) => Math.max(w, rank(f.status)), -1);
+  if (worst < floor) return 0;
+  return worst >= rank('FAIL') ? 2 : 1;
 }
 
 /**
- * Builds the report: findings kept in emission order, counts for all four statuses, and, for a run
+ * Builds the report: findings kept in emission order, counts for all four statuses, the exit code
+ * with `failOn` as the threshold (named in the summary when it is not the default), and, for a run
  * that stopped early, why it is incomplete.
  */
-export function makeReport(findings: readonly Finding[], incomplete?: string): Report {
+export function makeReport(findings: readonly Finding[], incomplete?: string, failOn: Status = DEFAULT_FAIL_ON): Report {
   const count = (s: Status) => findings.filter((f) => f.status === s).length;
   const [ok, info, warn, fail] = STATUSES.map(count) as [number, number, number, number];
-  if (incomplete === undefined) return { summary: { ok, info, warn, fail, exitCode: exitCodeOf(findings) }, findings };
-  return { summary: { ok, info, warn, fail, exitCode: EXIT_INCOMPLETE, incomplete }, findings };
+  const threshold = failOn === DEFAULT_FAIL_ON ? {} : { failOn };
+  if (incomplete === undefined)
+    return { summary: { ok, info, warn, fail, exitCode: exitCodeOf(findings, failOn), ...threshold }, findings };
+  return { summary: { ok, info, warn, fail, exitCode: EXIT_INCOMPLETE, incomplete, ...threshold }, findings };
 }

@@ -43,9 +43,10 @@ function groupFindings(findings: readonly Finding[]): CodeGroup[] {
 }
 
 function headerOf(report: Report): string {
-  const { exitCode, fail, warn, info, ok, incomplete } = report.summary;
+  const { exitCode, fail, warn, info, ok, incomplete, failOn } = report.summary;
   const why = incomplete === undefined ? '' : ` (incomplete: ${forTerminal(incomplete).toString()})`;
-  return `inferencecache doctor: exit ${exitCode}${why}; ${fail} FAIL, ${warn} WARN, ${info} INFO, ${ok} OK`;
+  const threshold = failOn === undefined ? '' : ` (--fail-on ${failOn.toLowerCase()})`;
+  return `inferencecache doctor: exit ${exitCode}${threshold}${why}; ${fail} FAIL, ${warn} WARN, ${info} INFO, ${ok} OK`;
 }
 
 /** One group's line showing its first `shown` resources; the rest are counted, not named. */

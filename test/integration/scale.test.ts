@@ -73,6 +73,17 @@ describe.skipIf(!available)(`a tenth of the scale scenario${skipReason}`, () => 
     expect(peakRssMiB).toBeLessThan(TENTH_PEAK_RSS_MIB);
   });
 
+  it('passes with --fail-on fail, its WARNs still reported and the threshold named', async () => {
+    const run = await runBundle(['doctor', '--kubeconfig', id.kubeconfig, '--config-only', '-o', 'json', '--fail-on', 'fail'], {
+      timeoutMs: 120_000,
+    });
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as { summary: { warn: number; exitCode: number; failOn: string }; findings: unknown[] };
+    expect(report.summary).toMatchObject({ exitCode: 0, failOn: 'FAIL' });
+    expect(report.summary.warn).toBeGreaterThan(0);
+    expect(report.findings.length).toBe(Object.values(counts).reduce((a, b) => a + b, 0));
+  }, 120_000);
+
   it('lists each collection once, page by page, and reads nothing else', () => {
     const pages = (objects: number) => Math.max(1, Math.ceil(objects / PAGE_SIZE));
     const perResource: Record<string, number> = {};

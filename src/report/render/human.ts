@@ -41,9 +41,10 @@ export function* renderHuman(report: TerminalReport, opts: HumanOptions): Genera
     }
     if (!first) yield '\n';
   }
-  const { ok, info, warn, fail, exitCode } = report.summary;
+  const { ok, info, warn, fail, exitCode, failOn } = report.summary;
+  const threshold = failOn === undefined ? '' : `, --fail-on ${failOn.toLowerCase()}`;
   if (report.incomplete !== undefined) yield `${bold(incompleteLine(report.incomplete))}\n`;
-  yield `${bold(`Summary: ${ok} OK, ${info} INFO, ${warn} WARN, ${fail} FAIL  (exit ${exitCode})`)}\n`;
+  yield `${bold(`Summary: ${ok} OK, ${info} INFO, ${warn} WARN, ${fail} FAIL  (exit ${exitCode}${threshold})`)}\n`;
 }
 
 /** The two lines of one finding: tag and resource (when there is one), then the indented message. */

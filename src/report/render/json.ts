@@ -21,15 +21,16 @@ export function findingJson(f: Finding, depth: string): string {
  * The JSON report (upstream-doctor.md R-8.2): `summary` {ok, info, warn, fail, exitCode} then
  * `findings` [{code, status, check, resource, message}] in emission order, `resource` omitted when
  * empty, two-space indentation, Go's HTML-safe string escaping, one trailing newline. A run that
- * stopped early adds `summary.incomplete`, why.
+ * stopped early adds `summary.incomplete`, why; a run with a `--fail-on` other than `warn` adds
+ * `summary.failOn`, the lowest status that counted.
  * Keys are only ever added, never renamed or reordered.
  *
  * Written piece by piece, a finding at a time, so that a report of many thousand findings is never
  * one string in memory; the pieces joined are exactly `json.MarshalIndent` of the whole document.
  */
 export function* renderJsonPieces(report: Report): Generator<string> {
-  const { ok, info, warn, fail, exitCode, incomplete } = report.summary;
-  yield `{\n${INDENT}"summary": ${goJson({ ok, info, warn, fail, exitCode, incomplete }, INDENT, INDENT)},\n${INDENT}"findings": `;
+  const { ok, info, warn, fail, exitCode, incomplete, failOn } = report.summary;
+  yield `{\n${INDENT}"summary": ${goJson({ ok, info, warn, fail, exitCode, incomplete, failOn }, INDENT, INDENT)},\n${INDENT}"findings": `;
   if (report.findings.length === 0) {
     yield '[]\n}\n';
     return;

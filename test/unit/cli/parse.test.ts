@@ -25,6 +25,18 @@ describe('--timeout', () => {
   ])('%s is refused', (text, why) => expect(() => doctor(`--timeout=${text}`)).toThrow(why));
 });
 
+describe('--fail-on', () => {
+  it.each([
+    ['ok', 'OK'],
+    ['info', 'INFO'],
+    ['warn', 'WARN'],
+    ['fail', 'FAIL'],
+  ])('%s is %s', (text, status) => expect(doctor('--fail-on', text).failOn).toBe(status));
+  it.each(['FAIL', 'Warn', 'error', '', 'warn,fail'])('%j is refused', (text) => {
+    expect(() => doctor(`--fail-on=${text}`)).toThrow(`invalid --fail-on ${JSON.stringify(text)} (want one of: ok, info, warn, fail)`);
+  });
+});
+
 describe('--namespace', () => {
   it.each(['', 'default', 'team-a', 'a', 'x'.repeat(63), 'ns-1'])('%j is a namespace', (ns) => expect(doctor('-n', ns).namespace).toBe(ns));
   it.each(['..', '.', 'a/b', 'A', 'ns_1', '-a', 'a-', 'x'.repeat(64), 'a.b', '%2e%2e', 'a b'])('%j is refused', (ns) => {
@@ -69,6 +81,7 @@ describe('doctor flags', () => {
       output: 'human',
       noColor: false,
       configOnly: false,
+      failOn: 'WARN',
       timeoutMs: 30_000,
     });
   });
@@ -88,6 +101,8 @@ describe('doctor flags', () => {
       'json',
       '--no-color',
       '--config-only',
+      '--fail-on',
+      'fail',
       '--timeout',
       '2m',
     );
@@ -100,6 +115,7 @@ describe('doctor flags', () => {
       output: 'json',
       noColor: true,
       configOnly: true,
+      failOn: 'FAIL',
       timeoutMs: 120_000,
     });
     expect(doctor('--namespace=x', '--output=table').namespace).toBe('x');

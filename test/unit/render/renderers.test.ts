@@ -108,6 +108,17 @@ describe('renderJson', () => {
     }
   });
 
+  it('names a --fail-on other than the default after the exit code, and nothing for the default', () => {
+    const warnOnly = [cb('CB001', 'cachebackend/n/x', 'a')];
+    expect(Object.keys(JSON.parse(renderJson(makeReport(warnOnly))).summary)).toStrictEqual(['ok', 'info', 'warn', 'fail', 'exitCode']);
+    const doc = JSON.parse(renderJson(makeReport(warnOnly, undefined, 'FAIL')));
+    expect(doc.summary).toStrictEqual({ ok: 0, info: 0, warn: 1, fail: 0, exitCode: 0, failOn: 'FAIL' });
+    expect(render(makeReport(warnOnly, undefined, 'FAIL'), 'human')).toContain(
+      'Summary: 0 OK, 0 INFO, 1 WARN, 0 FAIL  (exit 0, --fail-on fail)\n',
+    );
+    expect(render(makeReport(warnOnly), 'human')).toContain('Summary: 0 OK, 0 INFO, 1 WARN, 0 FAIL  (exit 1)\n');
+  });
+
   it('uses Go escaping for messages', () => {
     const out = renderJson(makeReport([cb('CB001', 'cachebackend/n/x', '<a> & b\u2028')]));
     expect(out).toContain(String.raw`"message": "\u003ca\u003e \u0026 b\u2028"`);

@@ -18,6 +18,16 @@ const lines = (text: string): string[] => text.split('\n').filter((l) => l !== '
 const many = (code: Code, n: number, name = (i: number) => `cachebackend/ns-${i % 50}/backend-${i}`): Finding[] =>
   Array.from({ length: n }, (_, i) => finding(code, name(i)));
 
+describe('terminationSummary: the threshold', () => {
+  it('names a --fail-on other than the default beside the exit code', () => {
+    const findings = [finding('CB001', 'cachebackend/a/x')];
+    expect(terminationSummary(makeReport(findings, undefined, 'FAIL'))).toBe(
+      'inferencecache doctor: exit 0 (--fail-on fail); 0 FAIL, 1 WARN, 0 INFO, 0 OK\nWARN CB001 (1): cachebackend/a/x\n',
+    );
+    expect(terminationSummary(makeReport(findings, undefined, 'WARN'))).toMatch(/^inferencecache doctor: exit 1; /);
+  });
+});
+
 describe('terminationSummary: what it says', () => {
   const cases: { name: string; findings: Finding[]; want: string }[] = [
     {
