@@ -178,18 +178,24 @@ describe.skipIf(skip)(`helm test end to end${skipReason}`, () => {
       }
     });
 
-    it("a wrong token audience in values → SN005 from the pod's projected token", async () => {
-      expect((await upgrade(['token.audience=https://kubernetes.default.svc'])).code).toBe(0);
+    it("a wrong token audience in values → SN005 from the pod's projected token: a WARN, which fails only with failOn=warn", async () => {
+      expect((await upgrade(['token.audience=https://kubernetes.default.svc', 'failOn=warn'])).code).toBe(0);
       const tested = await helmTest();
       const report = reportIn(tested.output);
       expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN005', 'PL002', 'PB002']);
       expect(report.findings.find((f) => f.code === 'SN005')?.message).toContain('401');
+      expect(report.summary).toMatchObject({ exitCode: 1 });
       expect(tested.code).not.toBe(0);
+      expect((await upgrade(['token.audience=https://kubernetes.default.svc'])).code).toBe(0);
+      const passed = await helmTest();
+      expect(passed.code, passed.output).toBe(0);
+      expect(reportIn(passed.output).summary).toMatchObject({ exitCode: 0, failOn: 'FAIL' });
     });
 
-    it('the dedicated identity → SN005 (403: /snapshot admits only the controller), as documented', async () => {
+    it('the dedicated identity → SN005 (403: /snapshot admits only the controller), as documented, and helm test passes', async () => {
       expect((await upgrade(['identity=dedicated'])).code).toBe(0);
       const tested = await helmTest();
+      expect(tested.code, tested.output).toBe(0);
       const report = reportIn(tested.output);
       expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN005', 'PL002', 'PB002']);
       expect(report.findings.find((f) => f.code === 'SN005')?.message).toContain('403');

@@ -37,6 +37,8 @@ const refused: { name: string; values: Values; message: RegExp }[] = [
   { name: 'a digest without its algorithm', values: { image: { digest: '0'.repeat(64) } }, message: /digest/ },
   { name: 'an unknown pull policy', values: { image: { pullPolicy: 'Sometimes' } }, message: /pullPolicy/ },
   { name: 'pull secrets as strings', values: { imagePullSecrets: ['creds'] }, message: /imagePullSecrets/ },
+  { name: 'a failOn that is no status', values: { failOn: 'error' }, message: /failOn/ },
+  { name: 'a failOn in upper case', values: { failOn: 'FAIL' }, message: /failOn/ },
   { name: 'a resource that is not a quantity', values: { resources: { limits: { memory: 'lots' } } }, message: /memory/ },
   { name: 'an unknown resources key', values: { resources: { claims: [] } }, message: /claims/ },
   { name: 'rbac.create as a string', values: { rbac: { create: 'true' } }, message: /create/ },

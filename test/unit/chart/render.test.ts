@@ -41,7 +41,7 @@ const cases: readonly RenderCase[] = [
       tokenAudience: 'inferencecache.io/controller',
       tokenExpirationSeconds: 600,
     },
-    flags: { '--timeout': '30s', '--snapshot-token-file': TOKEN_FILE, '--server-endpoint': undefined },
+    flags: { '--timeout': '30s', '--fail-on': 'fail', '--snapshot-token-file': TOKEN_FILE, '--server-endpoint': undefined },
     noAnnotations: ['argocd.argoproj.io/hook'],
     serviceAccounts: [],
   },
@@ -103,6 +103,13 @@ const cases: readonly RenderCase[] = [
     values: { hooks: { helmTest: false, postInstallUpgrade: false, argoCDPostSync: true } },
     want: { annotations: ARGO },
     noAnnotations: ['helm.sh/hook', 'helm.sh/hook-delete-policy'],
+  },
+  {
+    name: "upstream's gate: any WARN fails",
+    namespace: SERVER_NS,
+    values: { failOn: 'warn' },
+    want: { annotations: HELM_TEST },
+    flags: { '--fail-on': 'warn' },
   },
   {
     name: 'a server endpoint, a longer timeout and margin',
