@@ -223,7 +223,7 @@ export class KubeApi {
           if (paged && token !== '' && pages < MAX_PAGES) next = pageOf(token);
         },
       });
-      const read = await this.readBody(sent.body, splitter, signal);
+      const read = await this.readBody(path, sent.body, splitter, signal);
       if (!read.ok) {
         next?.cancel();
         return { ok: false, error: 'error' in read ? read.error : `the API server's answer to ${path} is not a list: ${read.why}` };
@@ -263,6 +263,7 @@ export class KubeApi {
    * comes in hundreds of chunks, and an async iterator costs promises for each.
    */
   private readBody(
+    path: string,
     body: Dispatcher.ResponseData['body'],
     splitter: ListSplitter,
     signal: AbortSignal,
@@ -273,7 +274,12 @@ export class KubeApi {
         if (settled) return;
         settled = true;
         body.destroy();
-        resolve({ ok: false, error: this.failure(err, signal) });
+        // A SyntaxError is the parse of one element; anything else is the transfer.
+        const error =
+          err instanceof SyntaxError
+            ? `an item of the API server's answer to ${path} is not JSON: ${describeError(err)}`
+            : this.failure(err, signal);
+        resolve({ ok: false, error });
       };
       body.on('data', (chunk: Buffer) => {
         if (settled) return;

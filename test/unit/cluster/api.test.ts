@@ -54,7 +54,9 @@ describe('a list answer that is not a list is a failed read, never an empty list
     handler = (_req, res) => json(res, body);
     const got = await list();
     expect(got.ok).toBe(false);
-    expect(got).toMatchObject({ error: expect.stringMatching(/JSON/) });
+    expect(got).toMatchObject({
+      error: expect.stringMatching(/^an item of the API server's answer to \/api\/v1\/pods is not JSON: .*JSON/),
+    });
   });
 
   it('a well-formed empty list is an empty list', async () => {
