@@ -89,6 +89,7 @@ export async function runDoctorCommand(io: RunIO, options: DoctorOptions): Promi
   for (const warning of warnings) await io.err(`warning: ${forTerminal(warning).toString()}\n`);
   const { incomplete } = report.summary;
   if (incomplete !== undefined) await io.err(`warning: the report is incomplete: ${forTerminal(incomplete).toString()}\n`);
-  await writePieces(io.out, renderPieces(report, options.output, { color: options.output === 'human' && wantsColor(io, options.noColor) }));
+  const color = options.output === 'human' && wantsColor(io, options.noColor);
+  await writePieces(io.out, renderPieces(report, options.output, { color, outputThreshold: options.outputThreshold }));
   return report;
 }

@@ -24,6 +24,8 @@ export interface DoctorOptions {
   readonly configOnly: boolean;
   /** `--fail-on`: the lowest status that counts for the exit code (WARN unless told). */
   readonly failOn: Status;
+  /** `--output-threshold`: the lowest status human and table output show (OK unless told: all). */
+  readonly outputThreshold: Status;
   /** The overall deadline of the run, in milliseconds. */
   readonly timeoutMs: number;
   /**

@@ -35,6 +35,8 @@ Flags:
       --config-only                  judge configuration only: no server probes, no TCP dials
       --fail-on string               lowest status that counts for the exit code: ok, info, warn or fail
                                      (default "warn"); the others are still reported
+      --output-threshold string      lowest status human and table output show: ok, info, warn or fail
+                                     (default "ok", all); the summary counts all, JSON holds all
       --timeout duration             deadline of the whole run, e.g. 500ms, 30s, 2m (default 30s)
       --pod-labels-file string       the doctor pod's labels, as the downward API writes them, used with
                                      $POD_NAMESPACE to judge NetworkPolicies (default /etc/podinfo/labels)
@@ -50,11 +52,11 @@ incomplete). Only findings at or above --fail-on count: with --fail-on fail, WAR
 /** Default of `--timeout`. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** `--fail-on`: a status in lower case, as the other flag values are. */
-function parseFailOn(value: string): Status {
+/** `--fail-on`, `--output-threshold`: a status in lower case, as the other flag values are. */
+function parseStatusFlag(flag: string, value: string): Status {
   const status = STATUSES.find((s) => s.toLowerCase() === value);
   if (status === undefined) {
-    throw new UsageError(`invalid --fail-on ${JSON.stringify(value)} (want one of: ${STATUSES.map((s) => s.toLowerCase()).join(', ')})`);
+    throw new UsageError(`invalid ${flag} ${JSON.stringify(value)} (want one of: ${STATUSES.map((s) => s.toLowerCase()).join(', ')})`);
   }
   return status;
 }
@@ -126,6 +128,7 @@ function parseDoctor(args: readonly string[]): Command {
         'no-color': { type: 'boolean', default: false },
         'config-only': { type: 'boolean', default: false },
         'fail-on': { type: 'string', default: DEFAULT_FAIL_ON.toLowerCase() },
+        'output-threshold': { type: 'string', default: 'ok' },
         timeout: { type: 'string', default: '30s' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -134,7 +137,8 @@ function parseDoctor(args: readonly string[]): Command {
   if (values.help) return { kind: 'help', text: DOCTOR_HELP };
   if (positionals.length > 0) throw new UsageError(`doctor takes no arguments, got ${JSON.stringify(positionals[0])}`);
   const output = parseOutput(values.output);
-  const failOn = parseFailOn(values['fail-on']);
+  const failOn = parseStatusFlag('--fail-on', values['fail-on']);
+  const outputThreshold = parseStatusFlag('--output-threshold', values['output-threshold']);
   const timeoutMs = parseDeadline('--timeout', values.timeout);
   const namespace = parseNamespace(values.namespace);
   const endpoint = values['server-endpoint'] === '' ? undefined : parseServerEndpoint(values['server-endpoint']);
@@ -149,6 +153,7 @@ function parseDoctor(args: readonly string[]): Command {
     noColor: values['no-color'],
     configOnly: values['config-only'],
     failOn,
+    outputThreshold,
     timeoutMs,
     ...(values['pod-labels-file'] === undefined ? {} : { podLabelsFile: values['pod-labels-file'] }),
     ...(values['termination-message-path'] === undefined ? {} : { terminationMessagePath: values['termination-message-path'] }),

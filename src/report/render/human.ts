@@ -43,6 +43,10 @@ export function* renderHuman(report: TerminalReport, opts: HumanOptions): Genera
   }
   const { ok, info, warn, fail, exitCode, failOn } = report.summary;
   const threshold = failOn === undefined ? '' : `, --fail-on ${failOn.toLowerCase()}`;
+  if (report.hidden !== undefined) {
+    const { below, count } = report.hidden;
+    yield `Not shown: ${count} finding${count === 1 ? '' : 's'} below ${below} (--output-threshold ${below.toLowerCase()}; -o json holds every finding)\n`;
+  }
   if (report.incomplete !== undefined) yield `${bold(incompleteLine(report.incomplete))}\n`;
   yield `${bold(`Summary: ${ok} OK, ${info} INFO, ${warn} WARN, ${fail} FAIL  (exit ${exitCode}${threshold})`)}\n`;
 }

@@ -5,6 +5,7 @@ import { renderJsonPieces } from './json.ts';
 import { renderTable } from './table.ts';
 import { toTerminal } from './terminal-report.ts';
 import type { OutputFormat } from '../output-format.ts';
+import type { Status } from '../status.ts';
 
 export { type HumanOptions } from './human.ts';
 export { renderJson } from './json.ts';
@@ -14,6 +15,8 @@ export { OUTPUT_FORMATS, type OutputFormat } from '../output-format.ts';
 export interface RenderOptions {
   /** ANSI colour; honoured by the human format only (JSON and table never carry colour). Default false. */
   readonly color?: boolean | undefined;
+  /** `--output-threshold`: human and table output leave out findings below it (JSON never does). Default OK. */
+  readonly outputThreshold?: Status | undefined;
 }
 
 /**
@@ -24,11 +27,11 @@ export interface RenderOptions {
 export function renderPieces(report: Report, format: OutputFormat, opts: RenderOptions = {}): Iterable<string> {
   switch (format) {
     case 'human':
-      return renderHuman(toTerminal(report), { color: opts.color ?? false });
+      return renderHuman(toTerminal(report, undefined, opts.outputThreshold), { color: opts.color ?? false });
     case 'json':
       return renderJsonPieces(report);
     case 'table':
-      return renderTable(toTerminal(report, (message) => goFields(message).join(' ')));
+      return renderTable(toTerminal(report, (message) => goFields(message).join(' '), opts.outputThreshold));
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Report, Summary } from '../finding.ts';
-import type { Status } from '../status.ts';
+import { rank, type Status } from '../status.ts';
 import { forTerminal, type TerminalText } from '../terminal-text.ts';
 
 /** A finding as the terminal renderers take it: every text escaped. */
@@ -16,6 +16,8 @@ export interface TerminalReport {
   readonly summary: Summary;
   /** Why the run is incomplete, escaped; absent for a finished run. */
   readonly incomplete?: TerminalText;
+  /** `--output-threshold` when it hides findings: the lowest status shown, and how many are not. */
+  readonly hidden?: { readonly below: Status; readonly count: number };
   /**
    * The findings in emission order, those of `status` only when given, each escaped as it is taken:
    * a report of many thousand findings is never held twice.
@@ -24,17 +26,21 @@ export interface TerminalReport {
 }
 
 /**
- * The report with every text escaped for a terminal (`forTerminal`). `message` shapes each message
- * first, while it is still the raw text (the table collapses its white space).
+ * The report with every text escaped for a terminal (`forTerminal`), holding only the findings at or
+ * above `shownFrom` (`--output-threshold`; the summary still counts them all). `message` shapes each
+ * message first, while it is still the raw text (the table collapses its white space).
  */
-export function toTerminal(report: Report, message: (raw: string) => string = (raw) => raw): TerminalReport {
+export function toTerminal(report: Report, message: (raw: string) => string = (raw) => raw, shownFrom: Status = 'OK'): TerminalReport {
   const { incomplete } = report.summary;
+  const floor = rank(shownFrom);
+  const count = floor === 0 ? 0 : report.findings.filter((f) => rank(f.status) < floor).length;
   return {
     summary: report.summary,
     ...(incomplete === undefined ? {} : { incomplete: forTerminal(incomplete) }),
+    ...(count === 0 ? {} : { hidden: { below: shownFrom, count } }),
     *findings(status?: Status) {
       for (const f of report.findings) {
-        if (status !== undefined && f.status !== status) continue;
+        if ((status !== undefined && f.status !== status) || rank(f.status) < floor) continue;
         yield {
           code: forTerminal(f.code),
           status: f.status,

@@ -37,6 +37,20 @@ describe('--fail-on', () => {
   });
 });
 
+describe('--output-threshold', () => {
+  it.each([
+    ['ok', 'OK'],
+    ['info', 'INFO'],
+    ['warn', 'WARN'],
+    ['fail', 'FAIL'],
+  ])('%s is %s', (text, status) => expect(doctor('--output-threshold', text).outputThreshold).toBe(status));
+  it.each(['WARN', 'none', ''])('%j is refused', (text) => {
+    expect(() => doctor(`--output-threshold=${text}`)).toThrow(
+      `invalid --output-threshold ${JSON.stringify(text)} (want one of: ok, info, warn, fail)`,
+    );
+  });
+});
+
 describe('--namespace', () => {
   it.each(['', 'default', 'team-a', 'a', 'x'.repeat(63), 'ns-1'])('%j is a namespace', (ns) => expect(doctor('-n', ns).namespace).toBe(ns));
   it.each(['..', '.', 'a/b', 'A', 'ns_1', '-a', 'a-', 'x'.repeat(64), 'a.b', '%2e%2e', 'a b'])('%j is refused', (ns) => {
@@ -82,6 +96,7 @@ describe('doctor flags', () => {
       noColor: false,
       configOnly: false,
       failOn: 'WARN',
+      outputThreshold: 'OK',
       timeoutMs: 30_000,
     });
   });
@@ -103,6 +118,8 @@ describe('doctor flags', () => {
       '--config-only',
       '--fail-on',
       'fail',
+      '--output-threshold',
+      'warn',
       '--timeout',
       '2m',
     );
@@ -116,6 +133,7 @@ describe('doctor flags', () => {
       noColor: true,
       configOnly: true,
       failOn: 'FAIL',
+      outputThreshold: 'WARN',
       timeoutMs: 120_000,
     });
     expect(doctor('--namespace=x', '--output=table').namespace).toBe('x');

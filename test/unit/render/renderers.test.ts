@@ -73,6 +73,33 @@ describe('renderHuman', () => {
   });
 });
 
+describe('--output-threshold', () => {
+  const findings = [cb('CB001', 'cachebackend/n/x', 'a warn'), cb('CB006', 'cachebackend/n/y', 'an ok'), sv('SV001', undefined, 'a fail')];
+  const report = makeReport(findings);
+
+  it('leaves out of human output the sections below it, says how many, and still counts them all', () => {
+    const out = render(report, 'human', { outputThreshold: 'WARN' });
+    expect(out).toContain('CB001');
+    expect(out).toContain('SV001');
+    expect(out).not.toContain('CB006');
+    expect(out).not.toMatch(/^OK$/m);
+    expect(out).toContain('Not shown: 1 finding below WARN (--output-threshold warn; -o json holds every finding)\n');
+    expect(out).toContain('Summary: 1 OK, 0 INFO, 1 WARN, 1 FAIL');
+  });
+
+  it('leaves rows out of the table, and nothing out of JSON', () => {
+    const table = render(report, 'table', { outputThreshold: 'FAIL' });
+    expect(table.trimEnd().split('\n')).toHaveLength(2);
+    expect(table).toContain('SV001');
+    expect(render(report, 'json', { outputThreshold: 'FAIL' })).toBe(render(report, 'json'));
+  });
+
+  it('changes nothing at OK, the default', () => {
+    for (const format of OUTPUT_FORMATS) expect(render(report, format, { outputThreshold: 'OK' })).toBe(render(report, format));
+    expect(render(report, 'human')).not.toContain('Not shown');
+  });
+});
+
 describe('renderJson', () => {
   it('empty report: findings is [] and the document ends with one newline', () => {
     expect(renderJson(empty)).toBe(
