@@ -23,11 +23,10 @@ const exactIntegers: Reviver = (_key, value, context) => {
 
 /**
  * Parses an API answer. Integers beyond 2^53 (an int64 such as a CacheTenant's `indexEntries`) stay
- * exact as bigints; the slower reviver runs only for a text that holds such a long digit run at all
- * (`longInteger`, when the caller already knows).
+ * exact as bigints; the slower reviver runs only for a text that holds such a long number at all.
  */
-export function parseApiJson(text: string, longInteger = LONG_INTEGER.test(text)): unknown {
-  if (!longInteger) return JSON.parse(text);
+export function parseApiJson(text: string): unknown {
+  if (!LONG_INTEGER.test(text)) return JSON.parse(text);
   return JSON.parse(text, exactIntegers as Parameters<typeof JSON.parse>[1]);
 }
 

@@ -21,18 +21,17 @@ export const PAGE_SIZE = 500;
  */
 export const MAX_PAGES = 1_000;
 
-/** The outcome of one GET against the API server: the parsed JSON body, or a one-line error. */
-export type ApiResult =
-  { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly status?: number | undefined; readonly error: string };
-
-/** A read that failed, with the HTTP status when the API server answered. */
+/** A read that failed, in one line, with the HTTP status when the API server answered. */
 type FailedRead = { readonly ok: false; readonly status?: number | undefined; readonly error: string };
+
+/** The outcome of one GET against the API server: the parsed JSON body, or why there is none. */
+export type ApiResult = { readonly ok: true; readonly body: unknown } | FailedRead;
 
 /** A request's 200 answer with its body unread, or why there is none. */
 type Sent = { readonly ok: true; readonly body: Dispatcher.ResponseData['body'] } | FailedRead;
 
 /** A list's items, or its failure with the HTTP status when the API server answered. */
-export type ListResult<T> = Read<T> | { readonly ok: false; readonly error: string; readonly status?: number | undefined };
+export type ListResult<T> = Read<T> | FailedRead;
 
 /** Counts what the doctor asked of the API server, for benchmarks and the read-only audit. */
 export interface ApiStats {
@@ -137,37 +136,20 @@ export class KubeApi {
     }
   }
 
-  /** Sends GET `path` and hands a 200 answer's body, as it streams in, to `read`. Never throws. */
-  private async exchange<T>(
-    path: string,
-    signal: AbortSignal,
-    read: (body: AsyncIterable<Uint8Array>) => Promise<T>,
-  ): Promise<{ ok: true; value: T } | FailedRead> {
+  /** GET `path` (with its query) and parse the JSON answer. Never throws. */
+  async get(path: string, signal: AbortSignal): Promise<ApiResult> {
     const sent = await this.send(path, signal);
     if (!sent.ok) return sent;
     try {
-      return { ok: true, value: await read(this.counted(sent.body)) };
+      const chunks: Buffer[] = [];
+      for await (const chunk of sent.body as AsyncIterable<Buffer>) {
+        this.stats.bytes += chunk.length;
+        chunks.push(chunk);
+      }
+      return { ok: true, body: parseApiJson(Buffer.concat(chunks).toString('utf8')) };
     } catch (err) {
       return { ok: false, error: this.failure(err, signal) };
     }
-  }
-
-  /** The body, its bytes counted as they pass. */
-  private async *counted(body: AsyncIterable<Uint8Array>): AsyncIterable<Uint8Array> {
-    for await (const chunk of body) {
-      this.stats.bytes += chunk.length;
-      yield chunk;
-    }
-  }
-
-  /** GET `path` (with its query) and parse the JSON answer. Never throws. */
-  async get(path: string, signal: AbortSignal): Promise<ApiResult> {
-    const res = await this.exchange(path, signal, async (body) => {
-      const chunks: Uint8Array[] = [];
-      for await (const chunk of body) chunks.push(chunk);
-      return parseApiJson(Buffer.concat(chunks).toString('utf8'));
-    });
-    return res.ok ? { ok: true, body: res.value } : res;
   }
 
   /**

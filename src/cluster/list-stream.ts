@@ -1,6 +1,6 @@
 /**
- * A Kubernetes list answer read as it streams in: each element of its top-level `items` array is handed
- * over, as its own small JSON text, the moment its last byte has arrived, and the top-level `metadata`
+ * A Kubernetes list answer read as it streams in: each element of its top-level `items` array is
+ * parsed on its own and handed over the moment its last byte has arrived, and the top-level `metadata`
  * (where the continue token is) is kept. A whole page, parsed (megabytes of objects for 500 pods), is
  * never in memory at once; only the element being read is.
  *
@@ -11,8 +11,7 @@
  * Finding where an element ends character by character, in JavaScript, costs more than parsing it. So
  * once one element has been read that way, the splitter takes the way that element began (`{"metadata":`
  * for a Pod, `{"apiVersion":"…","kind":"…","metadata":` for a custom resource) as the likely start of
- * the next one, and looks
- * for `},` followed by it with a native search. That text can only stand outside strings (its quote
+ * the next one, and looks for `},` followed by it with a native search. That text can only stand outside strings (its quote
  * follows a brace, so it cannot be an escaped one, and it is followed by a letter, so it cannot close a
  * string), but it may close a nested object. The text up to it is an element exactly when it parses as
  * one JSON value, and the splitter parses it to know: the parse it would do anyway. When it does not
@@ -32,8 +31,6 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
-const ZERO = 0x30;
-const NINE = 0x39;
 
 /**
  * The most text one element read the fast way may gather without its end being found: then it is read
@@ -118,11 +115,9 @@ export class ListSplitter {
   #keeping = false;
   /** The kept text of the current value (or key) from earlier chunks. */
   #pieces: string[] = [];
-  /** Digits in a row outside strings, and whether the current value has had 16 or more. */
-  #digits = 0;
-  #longInteger = false;
   #sawItems = false;
-  #metadata: string | undefined;
+  /** The top-level metadata once read: parsed, or `invalid` when it is not JSON. */
+  #metadata: { readonly value: unknown } | 'invalid' | undefined;
   /** `},` and the way the first element read began; undefined until then, or when it began otherwise. */
   #fastPattern: string | undefined;
   /** Whether the fast way is given up for the rest of this answer. */
@@ -171,11 +166,8 @@ export class ListSplitter {
     this.#scan(`${this.#decoder.decode()} `);
     if (this.#place !== 'done' || this.#depth !== 0 || this.#inString) return { ok: false, why: 'it is not one complete JSON object' };
     if (!this.#sawItems) return { ok: false, why: 'it has no items array' };
-    try {
-      return { ok: true, end: { metadata: this.#metadata === undefined ? undefined : (JSON.parse(this.#metadata) as unknown) } };
-    } catch {
-      return { ok: false, why: 'its metadata is not valid JSON' };
-    }
+    if (this.#metadata === 'invalid') return { ok: false, why: 'its metadata is not valid JSON' };
+    return { ok: true, end: { metadata: this.#metadata?.value } };
   }
 
   /**
@@ -210,8 +202,6 @@ export class ListSplitter {
   #beginValue(c: number, keep: boolean): void {
     this.#keeping = keep;
     this.#pieces = [];
-    this.#longInteger = false;
-    this.#digits = c >= ZERO && c <= NINE ? 1 : 0;
     if (c === QUOTE) this.#inString = true;
     else if (c === OPEN_BRACE || c === OPEN_BRACKET) this.#depth = 1;
     else this.#scalar = true;
@@ -224,7 +214,7 @@ export class ListSplitter {
       const text = this.#pieces.length === 1 ? (this.#pieces[0] ?? '') : this.#pieces.join('');
       if (this.#place === 'items') {
         this.stats.slow++;
-        this.#handlers.onItem(this.#parseElement(text, this.#longInteger));
+        this.#handlers.onItem(this.#parseElement(text));
         if (this.#fastPattern === undefined) {
           const opening = ELEMENT_OPENING.exec(text)?.[0];
           if (opening !== undefined) this.#fastPattern = `},${opening}`;
@@ -237,16 +227,17 @@ export class ListSplitter {
     if (this.#place !== 'items') this.#place = 'after-value';
   }
 
+  /** Parses the top-level metadata once, and hands it over when it is JSON (`end` reports it otherwise). */
   #keepMetadata(text: string): void {
-    this.#metadata = text;
-    if (this.#handlers.onMetadata === undefined) return;
-    let metadata: unknown;
+    let value: unknown;
     try {
-      metadata = JSON.parse(text);
+      value = JSON.parse(text);
     } catch {
-      return; // `end` reports it
+      this.#metadata = 'invalid';
+      return;
     }
-    this.#handlers.onMetadata(metadata);
+    this.#metadata = { value };
+    this.#handlers.onMetadata?.(value);
   }
 
   /**
@@ -279,9 +270,6 @@ export class ListSplitter {
       }
       const c = s.charCodeAt(i);
       if (this.#depth > 0 || this.#scalar) {
-        if (c >= ZERO && c <= NINE) {
-          if (++this.#digits >= 16) this.#longInteger = true;
-        } else this.#digits = 0;
         if (this.#depth === 0) {
           // A scalar ends at the delimiter, which belongs to the level above: it is read again.
           if (c === COMMA || c === CLOSE_BRACKET || c === CLOSE_BRACE || isSpace(c)) {
@@ -388,10 +376,9 @@ export class ListSplitter {
   }
 
   /** Parses an element's text, leaving out its managedFields when the Kind allows (a text that is no JSON throws). */
-  #parseElement(text: string, longInteger?: boolean): unknown {
+  #parseElement(text: string): unknown {
     const next = this.#handlers.metadataFollowedBy;
-    const lean = next === undefined ? text : withoutManagedFields(text, next);
-    return lean === text ? parseApiJson(text, longInteger) : parseApiJson(lean);
+    return parseApiJson(next === undefined ? text : withoutManagedFields(text, next));
   }
 
   /** Hands the element at `text[from]` to the character-by-character reading; `forGood` for the rest of the answer. */
