@@ -73,6 +73,12 @@ export async function runApp(io: ProcessIO): Promise<number> {
         await io.out(renderCodeTable(codeTable(), command.output));
         return 0;
       }
+      case 'schema': {
+        // The schema of the JSON report, kept in schema/ beside the code and bundled with it.
+        const { default: schema } = await import('../schema/report.schema.json', { with: { type: 'json' } });
+        await io.out(`${JSON.stringify(schema, null, 2)}\n`);
+        return 0;
+      }
       case 'doctor':
         break;
     }

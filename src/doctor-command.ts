@@ -60,7 +60,10 @@ async function writePieces(out: RunIO['out'], pieces: Iterable<string>): Promise
 /** A report that stands for a run that did not finish within the grace period after an interrupt. */
 function abandoned(interrupt: AbortSignal): RunResult {
   const why = interruptionOf(interrupt) ?? 'interrupted';
-  return { report: makeReport([], `${why}; the run did not stop within ${INTERRUPT_GRACE_MS} ms, so no check was judged`), warnings: [] };
+  return {
+    report: makeReport([], { incomplete: `${why}; the run did not stop within ${INTERRUPT_GRACE_MS} ms, so no check was judged` }),
+    warnings: [],
+  };
 }
 
 /** Resolves with `run`, or, once interrupted, with an empty incomplete report if `run` takes too long. */
@@ -84,12 +87,16 @@ export async function runDoctorCommand(io: RunIO, options: DoctorOptions): Promi
     pod: { namespace: io.env['POD_NAMESPACE'], name: io.env['POD_NAME'] },
     files: io.files,
     interrupt: io.interrupt,
+    progress: (line) => io.err(`${forTerminal(line).toString()}\n`),
   });
   const { report, warnings } = await withinGrace(run, io.interrupt);
   for (const warning of warnings) await io.err(`warning: ${forTerminal(warning).toString()}\n`);
   const { incomplete } = report.summary;
   if (incomplete !== undefined) await io.err(`warning: the report is incomplete: ${forTerminal(incomplete).toString()}\n`);
   const color = options.output === 'human' && wantsColor(io, options.noColor);
-  await writePieces(io.out, renderPieces(report, options.output, { color, outputThreshold: options.outputThreshold }));
+  await writePieces(
+    io.out,
+    renderPieces(report, options.output, { color, outputThreshold: options.outputThreshold, showOk: options.showOk }),
+  );
   return report;
 }

@@ -1,5 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { judge, planRun } from './checks/registry.ts';
+import { judge, planRun, type RunPlan } from './checks/registry.ts';
 import type { DoctorOptions } from './cli/options.ts';
 import { KubeApi } from './cluster/api.ts';
 import { SERVER_SERVICE, discoverServerNamespace } from './cluster/discovery.ts';
@@ -11,8 +12,17 @@ import { joinHostPort } from './go/hostport.ts';
 import type { DialResult, ProbeResults, ServerLocation, ServerProbes } from './probes/results.ts';
 import { dialTcp } from './probes/tcp-dial.ts';
 import { readBearerToken } from './probes/token.ts';
-import { makeReport, type Report } from './report/finding.ts';
-import { interruptionOf } from './text/errors.ts';
+import { EXIT_INCOMPLETE, makeReport, type Attempt, type Finding, type Report } from './report/finding.ts';
+import { rank } from './report/status.ts';
+import { fileErrorReason, interruptionOf } from './text/errors.ts';
+import { codeGuides } from './checks/codes.ts';
+import { UsageError } from './cli/options.ts';
+import { formatGoDuration } from './go/duration.ts';
+import { annotationRules } from './suppress/annotations.ts';
+import { applySuppressions } from './suppress/apply.ts';
+import { parseSuppressFile } from './suppress/file.ts';
+import { RuleError, type SuppressionRule } from './suppress/rule.ts';
+import type { DoctorPod } from './cluster/pod-identity.ts';
 
 /** The controller-facing HTTP port of the server; fixed, as upstream. */
 export const SNAPSHOT_PORT = '8081';
@@ -51,6 +61,8 @@ export interface RunEnvironment {
   readonly files: PodFiles;
   /** Aborted (with an `Interrupted` reason) when the process is told to stop; the run then ends early. */
   readonly interrupt?: AbortSignal;
+  /** Takes the progress line of each `--wait` attempt that leaves something counted (for stderr). */
+  readonly progress?: (line: string) => Promise<void>;
 }
 
 /** A finished run: the report, and warnings for stderr. */
@@ -134,22 +146,36 @@ async function dialEndpoints(state: ClusterState, deadline: number, signal: Abor
   return results;
 }
 
+/** The first pause between two attempts of `--wait` when an attempt is quick. */
+export const WAIT_MIN_PAUSE_MS = 1_000;
+/** The longest pause between two attempts of `--wait`. */
+export const WAIT_MAX_PAUSE_MS = 30_000;
+
 /**
- * One doctor run: load the kubeconfig, then gather what the checks declare and probe the server side
- * by side under one overall deadline (each probe with its own, shorter one), judge, and build the
- * report (incomplete when interrupted). Throws only `KubeConfigError`, when there is no cluster to talk to.
+ * The pause before attempt `next` (2, 3, …): as long as the last attempt took, at least
+ * {@link WAIT_MIN_PAUSE_MS}, doubled for each attempt after the second, at most
+ * {@link WAIT_MAX_PAUSE_MS}. A big cluster, whose reads take long, is asked less often.
  */
-export async function runDoctor(options: DoctorOptions, environment: RunEnvironment): Promise<RunResult> {
+export function pauseBefore(next: number, lastAttemptMs: number): number {
+  return Math.min(WAIT_MAX_PAUSE_MS, Math.max(WAIT_MIN_PAUSE_MS, lastAttemptMs) * 2 ** Math.max(0, next - 2));
+}
+
+/** The findings of one attempt, before suppression, and what it gathered (the annotations). */
+interface AttemptResult {
+  readonly findings: Finding[];
+  readonly state: ClusterState;
+}
+
+/**
+ * One attempt: gather what the checks declare and probe the server side by side under the attempt's
+ * deadline (`--timeout`; each probe with its own, shorter one), then judge.
+ */
+async function attempt(options: DoctorOptions, context: RunContext, warnings: string[]): Promise<AttemptResult> {
+  const { api, plan, self, environment } = context;
   const now = environment.now();
   const deadline = now.getTime() + options.timeoutMs;
   const signal = overallSignal(options.timeoutMs, environment.interrupt);
-  const { files } = environment;
-  const api = new KubeApi(loadKubeConfig(options, environment.env, files.serviceAccountDir), environment.env);
-  const warnings: string[] = [];
-  const plan = planRun(options);
-
-  const serverProbes = plan.probes.has('server') ? probeServer(options, api, files, deadline, signal, warnings) : undefined;
-  const self = await readDoctorPod(environment.pod, options.podLabelsFile ?? files.podLabels);
+  const serverProbes = plan.probes.has('server') ? probeServer(options, api, environment.files, deadline, signal, warnings) : undefined;
   const state = await gatherClusterState(
     api,
     { reads: plan.reads, namespace: options.namespace, ...(self === undefined ? {} : { self }) },
@@ -157,8 +183,139 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
   );
   const dials = plan.probes.has('dials') ? await dialEndpoints(state, deadline, signal) : undefined;
   const server = await serverProbes;
-
   const probes: ProbeResults = { ...(server === undefined ? {} : { server }), ...(dials === undefined ? {} : { dials }) };
   const findings = judge({ state, probes, now, namespace: options.namespace, ...(self === undefined ? {} : { self }) });
-  return { report: makeReport(findings, interruptionOf(environment.interrupt), options.failOn), warnings };
+  if (state.namespaces?.ok === false && someListRead(state)) {
+    // Said only when other reads got through: an unreachable API server is reported by the checks.
+    warnings.push(`suppression annotations on Namespaces were not applied: reading the Namespaces failed: ${state.namespaces.error}`);
+  }
+  return { findings, state };
+}
+
+/** Whether some list of the state was read (the API server answered at least that). */
+function someListRead(state: ClusterState): boolean {
+  return Object.values(state).some((read: unknown) => typeof read === 'object' && read !== null && 'ok' in read && read.ok === true);
+}
+
+/** What stays the same from one attempt to the next. */
+interface RunContext {
+  readonly api: KubeApi;
+  readonly plan: RunPlan;
+  readonly self: DoctorPod | undefined;
+  readonly environment: RunEnvironment;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) {
+      resolve();
+      return;
+    }
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** The distinct codes of the findings that count for the exit code, in emission order. */
+function countedCodes(findings: readonly Finding[], failOn: DoctorOptions['failOn']): string[] {
+  return [...new Set(findings.filter((f) => rank(f.status) >= rank(failOn)).map((f) => f.code))];
+}
+
+/** The progress line of an attempt that leaves something counted: what, and when the next attempt starts. */
+function progressLine(a: Attempt, findings: readonly Finding[], failOn: DoctorOptions['failOn'], pauseMs: number | undefined): string {
+  const counts = new Map<string, number>();
+  for (const f of findings) if (rank(f.status) >= rank(failOn)) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
+  const still = [...counts].map(([code, n]) => (n === 1 ? code : `${code} x${n}`)).join(', ');
+  const next = pauseMs === undefined ? 'the wait is over' : `next attempt in ${formatGoDuration(pauseMs)}`;
+  return `attempt ${a.attempt} after ${formatGoDuration(Math.round(a.elapsedMs / 100) * 100)}: exit ${a.exitCode}, still counted: ${still}; ${next}`;
+}
+
+/**
+ * The rules of `--suppress` and `--suppress-file`, every code checked against the code table.
+ *
+ * @throws UsageError for a file that cannot be read or parsed, or a rule naming no known code.
+ */
+async function writtenRules(options: DoctorOptions, known: ReadonlyMap<string, unknown>): Promise<SuppressionRule[]> {
+  let fromFile: SuppressionRule[] = [];
+  if (options.suppressFile !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(options.suppressFile, 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read --suppress-file ${JSON.stringify(options.suppressFile)} (${fileErrorReason(err)})`);
+    }
+    try {
+      fromFile = parseSuppressFile(text, options.suppressFile);
+    } catch (err) {
+      throw err instanceof RuleError ? new UsageError(`invalid --suppress-file: ${err.message}`) : err;
+    }
+  }
+  const rules = [...options.suppress, ...fromFile];
+  for (const rule of rules) {
+    if (!known.has(rule.code)) {
+      const where = rule.ref.source === '--suppress' ? `--suppress ${rule.ref.match}` : rule.ref.source;
+      throw new UsageError(`${where}: unknown code ${rule.code} ('inferencecache codes' lists them)`);
+    }
+  }
+  return rules;
+}
+
+/**
+ * One doctor run: load the kubeconfig and the suppression rules, then attempt: gather, probe and
+ * judge, apply the suppressions (written and annotated), and build the report (incomplete when
+ * interrupted). Under `--wait`, attempt again after a growing pause while a finding counts and the
+ * wait lasts, with a progress line per attempt; the last attempt's report is the run's.
+ *
+ * @throws KubeConfigError when there is no cluster to talk to; UsageError for unusable suppression rules.
+ */
+export async function runDoctor(options: DoctorOptions, environment: RunEnvironment): Promise<RunResult> {
+  const { files, interrupt } = environment;
+  const guides = codeGuides(options.docsBase);
+  const written = await writtenRules(options, guides);
+  const api = new KubeApi(loadKubeConfig(options, environment.env, files.serviceAccountDir), environment.env);
+  const self = await readDoctorPod(environment.pod, options.podLabelsFile ?? files.podLabels);
+  const context: RunContext = { api, plan: planRun(options), self, environment };
+  const started = Date.now();
+  const attempts: Attempt[] = [];
+  for (;;) {
+    const warnings: string[] = [];
+    const attemptStart = Date.now();
+    const { findings, state } = await attempt(options, context, warnings);
+    const outcome = applySuppressions(findings, [...written, ...annotationRules(state)], environment.now());
+    const incomplete = interruptionOf(interrupt);
+    const number = attempts.length + 1;
+    const unfinished = makeReport(outcome.findings, { failOn: options.failOn });
+    attempts.push({
+      attempt: number,
+      elapsedMs: Date.now() - started,
+      exitCode: incomplete === undefined ? unfinished.summary.exitCode : EXIT_INCOMPLETE,
+      counted: countedCodes(outcome.findings, options.failOn),
+    });
+    const waiting = options.waitMs > 0;
+    const remaining = options.waitMs - (Date.now() - started);
+    const again = waiting && incomplete === undefined && unfinished.summary.exitCode !== 0 && remaining > 0;
+    const pauseMs = again ? Math.min(remaining, pauseBefore(number + 1, Date.now() - attemptStart)) : undefined;
+    if (waiting && unfinished.summary.exitCode !== 0 && incomplete === undefined) {
+      await environment.progress?.(progressLine(attempts[attempts.length - 1] as Attempt, outcome.findings, options.failOn, pauseMs));
+    }
+    if (pauseMs !== undefined) await pause(pauseMs, interrupt);
+    const stopped = interruptionOf(interrupt);
+    if (pauseMs === undefined || stopped !== undefined) {
+      const why = incomplete ?? (stopped === undefined ? undefined : `${stopped} while waiting after attempt ${number}`);
+      const report = makeReport(outcome.findings, {
+        incomplete: why,
+        failOn: options.failOn,
+        suppressed: outcome.suppressed,
+        ...(waiting ? { attempts } : {}),
+        guides,
+      });
+      return { report, warnings };
+    }
+  }
 }

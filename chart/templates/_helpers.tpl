@@ -69,26 +69,6 @@ The image reference: by digest when one is given, else by tag (default: the char
 {{- end -}}
 
 {{/*
-Hook annotations of the doctor pod, from .Values.hooks.
-*/}}
-{{- define "icd.hookAnnotations" -}}
-{{- $events := list -}}
-{{- if .Values.hooks.helmTest -}}{{- $events = append $events "test" -}}{{- end -}}
-{{- if .Values.hooks.postInstallUpgrade -}}{{- $events = concat $events (list "post-install" "post-upgrade") -}}{{- end -}}
-{{- if and (empty $events) (not .Values.hooks.argoCDPostSync) -}}
-{{- fail "hooks: enable at least one of helmTest, postInstallUpgrade, argoCDPostSync" -}}
-{{- end -}}
-{{- if $events }}
-helm.sh/hook: {{ join "," $events | quote }}
-helm.sh/hook-delete-policy: before-hook-creation
-{{- end }}
-{{- if .Values.hooks.argoCDPostSync }}
-argocd.argoproj.io/hook: PostSync
-argocd.argoproj.io/hook-delete-policy: BeforeHookCreation
-{{- end }}
-{{- end -}}
-
-{{/*
 Where the projected controller-audience token is mounted: the doctor's default token path.
 */}}
 {{- define "icd.tokenDir" -}}

@@ -15,6 +15,7 @@ const COLLECTIONS = [
   '/apis/inferencecache.io/v1alpha1/cachepolicies',
   '/api/v1/nodes',
   '/api/v1/serviceaccounts',
+  '/api/v1/namespaces',
 ];
 
 let objects = 0;

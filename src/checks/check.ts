@@ -72,6 +72,17 @@ export interface JudgeInput<R extends ReadDeclaration, P extends ProbeDeclaratio
   readonly self?: DoctorPod;
 }
 
+/**
+ * What a run derives from every declaration, checks and the suppression stage alike: the code table,
+ * the gather plan, the RBAC the chart must grant.
+ */
+export interface Declaration {
+  readonly name: string;
+  readonly codes: { readonly [code: string]: CodeDeclaration };
+  readonly reads: ReadDeclaration;
+  readonly probes: ProbeDeclaration;
+}
+
 /** Makes a finding of one check: the status comes from the declaration, and only declared codes type-check. */
 export type Emit<C extends string> = (code: C, resource: string | undefined, message: string) => Finding;
 

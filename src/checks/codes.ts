@@ -1,6 +1,8 @@
+import type { CodeGuide } from '../report/finding.ts';
 import type { CodeRow } from '../report/code-table.ts';
-import type { Check, CodeDeclaration } from './check.ts';
-import { CHECKS } from './registry.ts';
+import type { CodeDeclaration, Declaration } from './check.ts';
+import { DECLARATIONS } from './registry.ts';
+import { VERSION } from '../version.ts';
 
 /** The docs/codes.md anchor of a code: its section heading, lower-cased. */
 export function anchorOf(code: string): string {
@@ -14,7 +16,7 @@ export function anchorOf(code: string): string {
  *
  * @throws Error when two checks declare one code differently (a test keeps the registry free of that).
  */
-export function codeTable(checks: readonly Check[] = CHECKS): CodeRow[] {
+export function codeTable(checks: readonly Pick<Declaration, 'name' | 'codes'>[] = DECLARATIONS): CodeRow[] {
   const rows = new Map<string, { declaration: CodeDeclaration; checks: string[] }>();
   for (const check of checks) {
     for (const [code, declaration] of Object.entries<CodeDeclaration>(check.codes)) {
@@ -26,4 +28,20 @@ export function codeTable(checks: readonly Check[] = CHECKS): CodeRow[] {
     }
   }
   return [...rows].map(([code, { declaration, checks: names }]) => ({ code, ...declaration, checks: names, anchor: anchorOf(code) }));
+}
+
+/**
+ * Where the findings' `docs` links point unless `--docs-base` says otherwise: docs/codes.md of this
+ * release in the project's repository (its main branch when run from source), so that a link matches
+ * the codes of the binary that made it.
+ */
+export const DEFAULT_DOCS_BASE = `https://github.com/inference-cache/inferencecache-doctor/blob/${VERSION === 'dev' ? 'main' : `v${VERSION}`}/docs/codes.md`;
+
+/**
+ * The hint and docs link of every code, for the report: each code's anchor under `docsBase` (any
+ * fragment of the base is replaced by the anchor).
+ */
+export function codeGuides(docsBase: string = DEFAULT_DOCS_BASE, rows: readonly CodeRow[] = codeTable()): Map<string, CodeGuide> {
+  const base = docsBase.replace(/#.*$/s, '');
+  return new Map(rows.map((row) => [row.code, { hint: row.hint, docs: `${base}${row.anchor}` }]));
 }

@@ -4,7 +4,7 @@ import type { Finding } from '../report/finding.ts';
 import { cacheBackendHealth } from './cachebackend-health.ts';
 import { cachePolicyCoverage } from './cachepolicy-coverage.ts';
 import { cacheTenantHealth } from './cachetenant-health.ts';
-import type { Check, ProbeName } from './check.ts';
+import type { Check, Declaration, ProbeName } from './check.ts';
 import { enginePodInjectionAudit } from './engine-pod-injection.ts';
 import { imagePullability } from './image-pull.ts';
 import { namespaceScope } from './namespace-scope.ts';
@@ -16,6 +16,7 @@ import { probeReachability } from './probe-reachability.ts';
 import { runCheck, type CheckInput } from './run.ts';
 import { serverReachability } from './server-reachability.ts';
 import { snapshotReachability } from './snapshot-reachability.ts';
+import { SUPPRESSIONS } from './suppressions.ts';
 
 /**
  * THE registry: every check, in its fixed run order. Upstream's nine come first, in upstream's order;
@@ -36,6 +37,12 @@ export const CHECKS = [
   imagePullability,
   networkPolicyReachability,
 ] as const;
+
+/**
+ * Every declaration a run derives from: the checks, then the suppression stage that runs on their
+ * findings. The code table, the gather plan and the chart's RBAC come from these.
+ */
+export const DECLARATIONS: readonly Declaration[] = [...CHECKS, SUPPRESSIONS];
 
 type Registered = (typeof CHECKS)[number];
 
@@ -62,8 +69,8 @@ export interface RunPlan {
  * The plan of a run: under `--config-only` no probe runs, so the checks that require one do not run
  * and their reads are not gathered; every other check's reads are.
  */
-export function planRun(options: { readonly configOnly: boolean }, checks: readonly Check[] = CHECKS): RunPlan {
-  const probing = (check: Check) => !options.configOnly || Object.values(check.probes).every((mode) => mode !== 'required');
+export function planRun(options: { readonly configOnly: boolean }, checks: readonly Declaration[] = DECLARATIONS): RunPlan {
+  const probing = (check: Declaration) => !options.configOnly || Object.values(check.probes).every((mode) => mode !== 'required');
   const active = checks.filter(probing);
   return {
     reads: new Set(active.flatMap((check) => Object.keys(check.reads) as ReadName[])),
@@ -75,7 +82,7 @@ export function planRun(options: { readonly configOnly: boolean }, checks: reado
  * Every API access some run may take: the reads the checks declare, and the Service discovery of the
  * server probes. The chart's ClusterRole must grant exactly these.
  */
-export function apiAccesses(checks: readonly Check[] = CHECKS): ApiAccess[] {
+export function apiAccesses(checks: readonly Declaration[] = DECLARATIONS): ApiAccess[] {
   const reads = new Set(checks.flatMap((check) => Object.keys(check.reads) as ReadName[]));
   const probed = checks.some((check) => check.probes.server !== undefined);
   return [...[...reads].map((name) => READS[name].access), ...(probed ? [SERVER_DISCOVERY] : [])];

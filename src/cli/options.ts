@@ -1,4 +1,5 @@
 import type { OutputFormat } from '../report/output-format.ts';
+import type { SuppressionRule } from '../suppress/rule.ts';
 import type { Status } from '../report/status.ts';
 
 /** A parsed `--server-endpoint`: where to find the cache-plane server without asking Kubernetes. */
@@ -26,7 +27,20 @@ export interface DoctorOptions {
   readonly failOn: Status;
   /** `--output-threshold`: the lowest status human and table output show (OK unless told: all). */
   readonly outputThreshold: Status;
-  /** The overall deadline of the run, in milliseconds. */
+  /** `--show-ok`: human output lists every OK finding instead of folding a code's many into one line. */
+  readonly showOk: boolean;
+  /** `--docs-base`: where the findings' docs links point; undefined means the release's docs/codes.md. */
+  readonly docsBase?: string;
+  /** The `--suppress` rules, in command-line order. */
+  readonly suppress: readonly SuppressionRule[];
+  /** `--suppress-file`: a YAML file of rules, read when the run starts. */
+  readonly suppressFile?: string;
+  /**
+   * `--wait`: for how long, in milliseconds, to run the checks again while a finding at or above
+   * `failOn` remains; 0 runs them once.
+   */
+  readonly waitMs: number;
+  /** The deadline of one run of the checks (of each attempt under `--wait`), in milliseconds. */
   readonly timeoutMs: number;
   /**
    * The downward-API file holding the doctor pod's labels, for NetworkPolicyReachability. Undefined
@@ -45,7 +59,8 @@ export type Command =
   | { readonly kind: 'doctor'; readonly options: DoctorOptions }
   | { readonly kind: 'version' }
   | { readonly kind: 'help'; readonly text: string }
-  | { readonly kind: 'codes'; readonly output: OutputFormat };
+  | { readonly kind: 'codes'; readonly output: OutputFormat }
+  | { readonly kind: 'schema' };
 
 /** A command line the doctor cannot run with: exit 3 with this one-line message on stderr. */
 export class UsageError extends Error {

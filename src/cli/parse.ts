@@ -4,6 +4,7 @@ import { OUTPUT_FORMATS, type OutputFormat } from '../report/output-format.ts';
 import { DEFAULT_FAIL_ON } from '../report/finding.ts';
 import { STATUSES, type Status } from '../report/status.ts';
 import { describeError } from '../text/errors.ts';
+import { RuleError, parseSuppressFlag } from '../suppress/rule.ts';
 import { UsageError, type Command, type DoctorOptions } from './options.ts';
 import { parseServerEndpoint } from './server-endpoint.ts';
 
@@ -12,6 +13,7 @@ const ROOT_HELP = `inferencecache: diagnose an inference-cache installation on K
 Usage:
   inferencecache doctor [flags]     run the checks and print a report
   inferencecache codes [-o format]  list every finding code
+  inferencecache schema             print the JSON Schema of the JSON report
   inferencecache --version          print the version
 
 Run 'inferencecache doctor --help' for the doctor's flags.
@@ -30,14 +32,25 @@ Flags:
       --snapshot-token-file string   bearer token for GET /snapshot (default: the controller-audience
                                      token at /var/run/secrets/inferencecache.io/controller-token/token
                                      when present, else the ServiceAccount token)
-  -o, --output string                human, json or table (default "human")
+  -o, --output string                human, json, table or junit (default "human"); junit: one testsuite
+                                     per check, a <failure> per finding at or above --fail-on
       --no-color                     no ANSI colour in human output (also: NO_COLOR, TERM=dumb)
       --config-only                  judge configuration only: no server probes, no TCP dials
       --fail-on string               lowest status that counts for the exit code: ok, info, warn or fail
                                      (default "warn"); the others are still reported
       --output-threshold string      lowest status human and table output show: ok, info, warn or fail
                                      (default "ok", all); the summary counts all, JSON holds all
-      --timeout duration             deadline of the whole run, e.g. 500ms, 30s, 2m (default 30s)
+      --show-ok                      list every OK finding in human output (default: a code's OK findings
+                                     fold into one line past 20)
+      --suppress CODE[=GLOB]         do not count findings of CODE (whose resource matches GLOB: * any run
+                                     of characters, ? one); repeatable. JSON lists them apart
+      --suppress-file string         YAML file of suppression rules (code, resource, reason, expires)
+      --docs-base string             URL of docs/codes.md for the findings' docs links (default: this
+                                     release's copy in the project's repository)
+      --wait duration                run the checks again until nothing at or above --fail-on remains or
+                                     the duration ends, e.g. 5m (default 0: once); progress on stderr
+      --timeout duration             deadline of one run of the checks, e.g. 500ms, 30s, 2m (default 30s);
+                                     under --wait, of each attempt
       --pod-labels-file string       the doctor pod's labels, as the downward API writes them, used with
                                      $POD_NAMESPACE to judge NetworkPolicies (default /etc/podinfo/labels)
       --termination-message-path string
@@ -46,7 +59,10 @@ Flags:
   -h, --help                         this help
 
 Exit codes: 0 healthy, 1 warnings, 2 failures, 3 the doctor could not run, 4 interrupted (the report is
-incomplete). Only findings at or above --fail-on count: with --fail-on fail, WARNs exit 0.
+incomplete). Only findings at or above --fail-on count: with --fail-on fail, WARNs exit 0. Suppressed
+findings never count. An object can suppress its own findings with the annotation
+inferencecache.io/doctor-suppress: "CB004,EP001" (on a Namespace: every finding about something in it),
+with inferencecache.io/doctor-suppress-reason beside it.
 `;
 
 /** Default of `--timeout`. */
@@ -110,6 +126,20 @@ function parseNamespace(text: string): string {
   );
 }
 
+/** `--docs-base`: an absolute http or https URL (a link in a report must open somewhere). */
+function parseDocsBase(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`invalid --docs-base ${JSON.stringify(text)}: want an absolute URL such as https://docs.example.com/codes.html`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`invalid --docs-base ${JSON.stringify(text)}: want an http or https URL`);
+  }
+  return text;
+}
+
 function parseDoctor(args: readonly string[]): Command {
   const { values, positionals } = usageGuard(() =>
     parseArgs({
@@ -129,6 +159,11 @@ function parseDoctor(args: readonly string[]): Command {
         'config-only': { type: 'boolean', default: false },
         'fail-on': { type: 'string', default: DEFAULT_FAIL_ON.toLowerCase() },
         'output-threshold': { type: 'string', default: 'ok' },
+        'show-ok': { type: 'boolean', default: false },
+        suppress: { type: 'string', multiple: true, default: [] },
+        'suppress-file': { type: 'string' },
+        'docs-base': { type: 'string' },
+        wait: { type: 'string', default: '0' },
         timeout: { type: 'string', default: '30s' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -143,6 +178,17 @@ function parseDoctor(args: readonly string[]): Command {
   const namespace = parseNamespace(values.namespace);
   const endpoint = values['server-endpoint'] === '' ? undefined : parseServerEndpoint(values['server-endpoint']);
   const tokenFile = values['snapshot-token-file'];
+  const waitMs = parseGoDuration(values.wait) === 0 ? 0 : parseDeadline('--wait', values.wait);
+  const docsBase = values['docs-base'] === undefined ? undefined : parseDocsBase(values['docs-base']);
+  const suppress = values.suppress.map((text) => {
+    try {
+      return parseSuppressFlag(text);
+    } catch (err) {
+      throw err instanceof RuleError ? new UsageError(err.message) : err;
+    }
+  });
+  const suppressFile = values['suppress-file'];
+  if (suppressFile === '') throw new UsageError('invalid --suppress-file "": name a file');
   const options: DoctorOptions = {
     kubeconfig: values.kubeconfig,
     context: values.context,
@@ -154,6 +200,11 @@ function parseDoctor(args: readonly string[]): Command {
     configOnly: values['config-only'],
     failOn,
     outputThreshold,
+    showOk: values['show-ok'],
+    ...(docsBase === undefined ? {} : { docsBase }),
+    suppress,
+    ...(suppressFile === undefined ? {} : { suppressFile }),
+    waitMs,
     timeoutMs,
     ...(values['pod-labels-file'] === undefined ? {} : { podLabelsFile: values['pod-labels-file'] }),
     ...(values['termination-message-path'] === undefined ? {} : { terminationMessagePath: values['termination-message-path'] }),
@@ -171,7 +222,9 @@ function parseCodes(args: readonly string[]): Command {
     }),
   );
   if (positionals.length > 0) throw new UsageError(`codes takes no arguments, got ${JSON.stringify(positionals[0])}`);
-  return { kind: 'codes', output: parseOutput(values.output) };
+  const output = parseOutput(values.output);
+  if (output === 'junit') throw new UsageError('codes prints human, json or table output, not junit');
+  return { kind: 'codes', output };
 }
 
 /**
@@ -185,6 +238,9 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return parseDoctor(rest);
     case 'codes':
       return parseCodes(rest);
+    case 'schema':
+      if (rest.length > 0) throw new UsageError('schema takes no arguments');
+      return { kind: 'schema' };
     case '--version':
     case 'version':
       if (rest.length > 0) throw new UsageError(`${first} takes no arguments`);

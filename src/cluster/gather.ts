@@ -1,5 +1,5 @@
 import type { KubeApi, ListResult } from './api.ts';
-import { projectCacheBackend, projectCachePolicy, projectCacheTenant, projectEvent, projectPod } from './project.ts';
+import { projectCacheBackend, projectCachePolicy, projectCacheTenant, projectEvent, projectNamespace, projectPod } from './project.ts';
 import { projectNetworkPolicy } from './project-network-policy.ts';
 import { projectNode } from './project-node.ts';
 import { projectServiceAccount } from './project-pull-secret.ts';
@@ -8,7 +8,7 @@ import { readPullSecrets } from './pull-secrets.ts';
 import { READS, collectionPath, isNamespaceName, objectPath, type ReadSpec } from './reads.ts';
 import { labelledRole, selectorIndex } from './pod-index.ts';
 import type { CacheBackend, ClusterState, ItemOf, ListName, NamespaceLookup, Pod, PullSecretLookup, Read, ReadName } from './state.ts';
-import { obj, stringMap } from './wire.ts';
+import { obj, stringMap, suppressAnnotation } from './wire.ts';
 
 /** The pod the doctor runs in, which is never part of what it judges. */
 export interface PodRef {
@@ -35,6 +35,7 @@ const PROJECTIONS: { readonly [K in ListName]: (raw: unknown) => ItemOf<K> | und
   nodes: projectNode,
   serviceAccounts: projectServiceAccount,
   networkPolicies: projectNetworkPolicy,
+  namespaces: projectNamespace,
 };
 
 function notServed<T>(name: ListName, result: ListResult<T>): Read<T> {
@@ -97,9 +98,22 @@ async function lookupNamespace(api: KubeApi, namespace: string, signal: AbortSig
   if (!isNamespaceName(namespace))
     return { kind: 'unknown', error: `${JSON.stringify(namespace)} is not a namespace name, so it was not looked up` };
   const res = await api.get(objectPath(READS.scopeNamespace.access, '', namespace), signal);
-  if (res.ok) return { kind: 'found', labels: stringMap(obj(obj(res.body)?.['metadata'])?.['labels']) };
+  if (res.ok) {
+    const suppress = suppressAnnotation(res.body);
+    return {
+      kind: 'found',
+      labels: stringMap(obj(obj(res.body)?.['metadata'])?.['labels']),
+      ...(suppress === undefined ? {} : { suppress }),
+    };
+  }
   if (res.status === 404) return { kind: 'not-found' };
   return { kind: 'unknown', error: res.error };
+}
+
+/** The `namespaces` read under `--namespace`: the one namespace, when it carries a suppression annotation. */
+function scopedNamespaces(name: string, found: NamespaceLookup): Read<ItemOf<'namespaces'>> {
+  if (found.kind === 'unknown') return { ok: false, error: found.error };
+  return { ok: true, items: found.kind === 'found' && found.suppress !== undefined ? [{ name, suppress: found.suppress }] : [] };
 }
 
 /** The pods read, without the doctor's own pod. */
@@ -157,6 +171,9 @@ export async function gatherClusterState(api: KubeApi, plan: GatherPlan, signal:
         break;
       case 'ownNamespace':
         if (plan.self !== undefined && plan.self.namespace !== '') add(name, lookup(plan.self.namespace));
+        break;
+      case 'namespaces':
+        add(name, plan.namespace === '' ? list(name) : lookup(plan.namespace).then((found) => scopedNamespaces(plan.namespace, found)));
         break;
       default:
         add(name, list(name) as Promise<ClusterState[ReadName]>);

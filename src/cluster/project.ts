@@ -8,8 +8,8 @@
 
 import { INSTALL_ANNOTATION_PREFIX, JUDGED_POD_EVENT_REASONS } from './install.ts';
 import { projectPodFacts } from './project-pod-facts.ts';
-import type { CacheBackend, CachePolicy, CacheTenant, Condition, EventRecord, Pod } from './state.ts';
-import { obj, objectRef as refOf, optInt, optStr, str, stringMap, type WireObject } from './wire.ts';
+import type { CacheBackend, CachePolicy, CacheTenant, Condition, EventRecord, NamespaceRecord, Pod } from './state.ts';
+import { obj, objectRef as refOf, optInt, optStr, str, stringMap, suppressAnnotation, type WireObject } from './wire.ts';
 
 function conditionsOf(status: WireObject | undefined): Condition[] {
   const list = status?.['conditions'];
@@ -34,8 +34,10 @@ export function projectCacheBackend(raw: unknown): CacheBackend {
   const first = optStr(status?.['firstKVEventObservedAt']);
   const prefixCount = optInt(participation?.['prefixCount']);
   const lastEventAt = optStr(participation?.['lastEventAt']);
+  const suppress = suppressAnnotation(raw);
   return {
     ...refOf(raw),
+    ...(suppress === undefined ? {} : { suppress }),
     ...(matchLabels === undefined ? {} : { matchLabels }),
     ...(storage === undefined ? {} : { remoteStorage: { ownership: str(storage['ownership']) } }),
     conditions: conditionsOf(status),
@@ -103,8 +105,10 @@ export function projectCacheTenant(raw: unknown): CacheTenant {
   const status = obj(obj(raw)?.['status']);
   const max = optInt(obj(spec?.['quota'])?.['maxIndexEntries']);
   const entries = optInt(status?.['indexEntries']);
+  const suppress = suppressAnnotation(raw);
   return {
     ...refOf(raw),
+    ...(suppress === undefined ? {} : { suppress }),
     tenantID: str(spec?.['tenantID']),
     ...(max === undefined ? {} : { maxIndexEntries: max }),
     ...(entries === undefined ? {} : { indexEntries: entries }),
@@ -115,4 +119,10 @@ export function projectCacheTenant(raw: unknown): CacheTenant {
 /** A CachePolicy is counted, never read: its identity is enough. */
 export function projectCachePolicy(raw: unknown): CachePolicy {
   return refOf(raw);
+}
+
+/** A Namespace with a suppression annotation; undefined (dropped as it is read) for any other. */
+export function projectNamespace(raw: unknown): NamespaceRecord | undefined {
+  const suppress = suppressAnnotation(raw);
+  return suppress === undefined ? undefined : { name: str(obj(obj(raw)?.['metadata'])?.['name']), suppress };
 }

@@ -69,6 +69,8 @@ export const READS = {
   },
   scopeNamespace: { kind: 'Namespace', access: { ...CORE, resource: 'namespaces', verbs: ['get'], namespaced: false } },
   ownNamespace: { kind: 'Namespace', access: { ...CORE, resource: 'namespaces', verbs: ['get'], namespaced: false } },
+  /** Listed for their suppression annotations; under `--namespace` only the one named is read (a GET). */
+  namespaces: { kind: 'Namespace', access: { ...CORE, resource: 'namespaces', verbs: ['list'], namespaced: false } },
 } as const satisfies { readonly [K in ReadName]: ReadSpec };
 
 /** Finding the cache-plane server's Service: a `get` in its usual namespace, then a `list` everywhere. */

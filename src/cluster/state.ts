@@ -26,8 +26,19 @@ export interface ObjectRef {
   readonly uid: string;
 }
 
+/**
+ * The doctor's suppression annotations of an object (`inferencecache.io/doctor-suppress`, the codes,
+ * and `inferencecache.io/doctor-suppress-reason`), as written; parsed by the suppression stage.
+ */
+export interface SuppressAnnotation {
+  readonly codes: string;
+  readonly reason?: string;
+}
+
 /** A CacheBackend as the checks see it. Absent fields mean "absent in the object", never zero. */
 export interface CacheBackend extends ObjectRef {
+  /** Its suppression annotation, when it has one. */
+  readonly suppress?: SuppressAnnotation;
   /** `spec.engineSelector.matchLabels`; absent when the selector or its map is absent. */
   readonly matchLabels?: Readonly<Record<string, string>>;
   /** `spec.remoteStorage`, present or not, with its ownership string. */
@@ -209,6 +220,8 @@ export interface EventRecord {
 
 /** A CacheTenant as the checks see it. */
 export interface CacheTenant extends ObjectRef {
+  /** Its suppression annotation, when it has one. */
+  readonly suppress?: SuppressAnnotation;
   readonly tenantID: string;
   readonly maxIndexEntries?: Count;
   readonly indexEntries?: Count;
@@ -220,7 +233,7 @@ export type CachePolicy = ObjectRef;
 
 /** What a GET of one Namespace found: its labels, that it does not exist, or why it could not be read. */
 export type NamespaceLookup =
-  | { readonly kind: 'found'; readonly labels?: Readonly<Record<string, string>> }
+  | { readonly kind: 'found'; readonly labels?: Readonly<Record<string, string>>; readonly suppress?: SuppressAnnotation }
   | { readonly kind: 'not-found' }
   | { readonly kind: 'unknown'; readonly error: string };
 
@@ -249,6 +262,17 @@ export interface ClusterState {
   readonly scopeNamespace?: NamespaceLookup;
   /** The doctor's own namespace (from `POD_NAMESPACE`), with its labels; absent outside a pod. */
   readonly ownNamespace?: NamespaceLookup;
+  /**
+   * The namespaces in scope that carry a suppression annotation (every other is dropped as it is
+   * read): all of them, or under `--namespace` the one named, read with the GET of `scopeNamespace`.
+   */
+  readonly namespaces?: Read<NamespaceRecord>;
+}
+
+/** A Namespace that carries a suppression annotation. */
+export interface NamespaceRecord {
+  readonly name: string;
+  readonly suppress: SuppressAnnotation;
 }
 
 /** The name of one read: a key of {@link ClusterState}. */

@@ -12,7 +12,7 @@
  */
 
 import { Client, credentials, Metadata, status as GrpcCode, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
-import { startBudget } from './deadline.ts';
+import { startBudget, timeoutMessage } from './deadline.ts';
 import { describeError, oneLine } from '../text/errors.ts';
 import { splitHostPort, joinHostPort } from '../go/hostport.ts';
 import type { GrpcHealthResult, HealthStatus } from './results.ts';
@@ -240,6 +240,9 @@ export async function checkGrpcHealth(target: string, opts: GrpcHealthOptions): 
         (err: ServiceError | null, value?: number) => {
           if (err !== null) {
             if (budget.signal.aborted && err.code === GrpcCode.CANCELLED) finish(budgetError());
+            // The call's deadline is the budget's: whichever timer fires first, the answer is the same.
+            else if (err.code === GrpcCode.DEADLINE_EXCEEDED)
+              finish({ kind: 'error', error: rpcErrorText(err.code, timeoutMessage(budget.ms)) });
             else finish({ kind: 'error', error: rpcErrorText(err.code, err.details || err.message) });
             return;
           }

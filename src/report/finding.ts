@@ -31,6 +31,8 @@ export interface Summary {
    * {@link DEFAULT_FAIL_ON}: a report read later must say why its WARNs did not fail it.
    */
   readonly failOn?: Status;
+  /** How many findings a suppression rule silenced (listed apart, never counted); absent when none. */
+  readonly suppressed?: number;
 }
 
 /** The `--fail-on` of a run that names none: WARN and FAIL count, as upstream's exit codes do. */
@@ -42,10 +44,68 @@ export const EXIT_INCOMPLETE = 4;
 /** 0 nothing worse than INFO, 1 a WARN, 2 a FAIL, 4 incomplete. (3, could not run, has no report.) */
 export type ReportExitCode = 0 | 1 | 2 | typeof EXIT_INCOMPLETE;
 
+/**
+ * What an operator does about a code and where the docs explain it, as the report carries them: the
+ * renderers print them under every finding that is not OK. From the code table (`checks/codes.ts`).
+ */
+export interface CodeGuide {
+  readonly hint: string;
+  /** The code's section of docs/codes.md, under `--docs-base` when given. */
+  readonly docs: string;
+}
+
+/**
+ * The rule that silenced a finding, as the report names it: where it came from (`--suppress`, a line
+ * of the `--suppress-file`, or the annotation of an object), what it matches, and why.
+ */
+export interface SuppressionRef {
+  /** `--suppress`, `<file>:<line>`, or `annotation on <resource>`. */
+  readonly source: string;
+  /** The rule as written: `CODE` or `CODE=RESOURCE-GLOB`. */
+  readonly match: string;
+  readonly reason?: string;
+  /** The rule's `expires` date, as written, when it has one. */
+  readonly expires?: string;
+}
+
+/** A finding a suppression rule silenced: listed apart from the findings, never counted. */
+export interface SuppressedFinding {
+  readonly finding: Finding;
+  readonly rule: SuppressionRef;
+}
+
+/** One attempt of a `--wait` run: when it ended, its exit code, and the codes that still counted. */
+export interface Attempt {
+  readonly attempt: number;
+  /** Since the run started, in milliseconds. */
+  readonly elapsedMs: number;
+  readonly exitCode: ReportExitCode;
+  /** The distinct codes of the findings that counted for the exit code, in emission order. */
+  readonly counted: readonly string[];
+}
+
 /** The findings of one run, in emission order, with their summary. */
 export interface Report {
   readonly summary: Summary;
+  /** Every finding no rule suppressed: these are counted and decide the exit code. */
   readonly findings: readonly Finding[];
+  /** The findings a rule suppressed, apart; absent when none was. */
+  readonly suppressed?: readonly SuppressedFinding[];
+  /** The attempts of a `--wait` run, first to last; absent without `--wait`. */
+  readonly attempts?: readonly Attempt[];
+  /** Hint and docs per code, for the renderers; absent from a report built without the code table. */
+  readonly guides?: ReadonlyMap<string, CodeGuide>;
+}
+
+/** What {@link makeReport} takes besides the findings. */
+export interface ReportOptions {
+  /** Why the run stopped early; absent for a finished run. */
+  readonly incomplete?: string | undefined;
+  /** `--fail-on`; {@link DEFAULT_FAIL_ON} when absent. */
+  readonly failOn?: Status | undefined;
+  readonly suppressed?: readonly SuppressedFinding[] | undefined;
+  readonly attempts?: readonly Attempt[] | undefined;
+  readonly guides?: ReadonlyMap<string, CodeGuide> | undefined;
 }
 
 /**
@@ -61,14 +121,28 @@ export function exitCodeOf(findings: readonly Finding[], failOn: Status = DEFAUL
 
 /**
  * Builds the report: findings kept in emission order, counts for all four statuses, the exit code
- * with `failOn` as the threshold (named in the summary when it is not the default), and, for a run
- * that stopped early, why it is incomplete.
+ * with `failOn` as the threshold (named in the summary when it is not the default), how many findings
+ * were suppressed (when any were), and, for a run that stopped early, why it is incomplete.
  */
-export function makeReport(findings: readonly Finding[], incomplete?: string, failOn: Status = DEFAULT_FAIL_ON): Report {
+export function makeReport(findings: readonly Finding[], options: ReportOptions = {}): Report {
+  const { incomplete, failOn = DEFAULT_FAIL_ON, suppressed, attempts, guides } = options;
   const count = (s: Status) => findings.filter((f) => f.status === s).length;
   const [ok, info, warn, fail] = STATUSES.map(count) as [number, number, number, number];
-  const threshold = failOn === DEFAULT_FAIL_ON ? {} : { failOn };
-  if (incomplete === undefined)
-    return { summary: { ok, info, warn, fail, exitCode: exitCodeOf(findings, failOn), ...threshold }, findings };
-  return { summary: { ok, info, warn, fail, exitCode: EXIT_INCOMPLETE, incomplete, ...threshold }, findings };
+  const summary: Summary = {
+    ok,
+    info,
+    warn,
+    fail,
+    exitCode: incomplete === undefined ? exitCodeOf(findings, failOn) : EXIT_INCOMPLETE,
+    ...(incomplete === undefined ? {} : { incomplete }),
+    ...(failOn === DEFAULT_FAIL_ON ? {} : { failOn }),
+    ...(suppressed === undefined || suppressed.length === 0 ? {} : { suppressed: suppressed.length }),
+  };
+  return {
+    summary,
+    findings,
+    ...(suppressed === undefined || suppressed.length === 0 ? {} : { suppressed }),
+    ...(attempts === undefined ? {} : { attempts }),
+    ...(guides === undefined ? {} : { guides }),
+  };
 }

@@ -6,7 +6,7 @@
  */
 
 /** The values of `--output`, the default first. */
-export const OUTPUT_FORMATS = ['human', 'json', 'table'] as const;
+export const OUTPUT_FORMATS = ['human', 'json', 'table', 'junit'] as const;
 
 /** One of {@link OUTPUT_FORMATS}. */
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -43,10 +43,13 @@ function groupFindings(findings: readonly Finding[]): CodeGroup[] {
 }
 
 function headerOf(report: Report): string {
-  const { exitCode, fail, warn, info, ok, incomplete, failOn } = report.summary;
+  const { exitCode, fail, warn, info, ok, incomplete, failOn, suppressed } = report.summary;
   const why = incomplete === undefined ? '' : ` (incomplete: ${forTerminal(incomplete).toString()})`;
   const threshold = failOn === undefined ? '' : ` (--fail-on ${failOn.toLowerCase()})`;
-  return `inferencecache doctor: exit ${exitCode}${threshold}${why}; ${fail} FAIL, ${warn} WARN, ${info} INFO, ${ok} OK`;
+  const silenced = suppressed === undefined ? '' : `, ${suppressed} suppressed`;
+  const attempts =
+    report.attempts === undefined ? '' : `, after ${report.attempts.length} attempt${report.attempts.length === 1 ? '' : 's'}`;
+  return `inferencecache doctor: exit ${exitCode}${threshold}${why}; ${fail} FAIL, ${warn} WARN, ${info} INFO, ${ok} OK${silenced}${attempts}`;
 }
 
 /** One group's line showing its first `shown` resources; the rest are counted, not named. */

@@ -9,6 +9,7 @@ import { requireBundle, runBundle } from '../support/bundle.ts';
 import { createBackend, uniqueName, type JsonReport } from '../support/cluster-objects.ts';
 import { bundleSandbox, createNamespace, installCrds, removeSandbox, runSandboxed, type BundleSandbox } from '../support/fixtures.ts';
 import { doctorIdentity, type Identity } from '../support/identity.ts';
+import { parseReport } from '../support/report-schema.ts';
 
 const kubeconfig = inject('kubeconfig');
 const skipReason = kubeconfig === '' ? ` (skipped: ${inject('controlPlaneSkipReason')})` : '';
@@ -58,12 +59,12 @@ describe.skipIf(kubeconfig === '')(`the sandboxed bundle against the test contro
     // The doctor also looks for /dev/termination-log, where a pod's kubelet would collect its summary.
     const sandboxed = await runSandboxed(sandbox, args, { nodeArgs: onlyReading(file, '/dev/termination-log') });
     expect(sandboxed.stderr).toBe('');
-    const report = JSON.parse(sandboxed.stdout) as JsonReport;
+    const report = parseReport(sandboxed.stdout) as JsonReport;
     expect(report.findings.filter((f) => f.code === 'API001')).toEqual([]);
     expect(report.findings.map((f) => f.code)).toContain('CB001');
     expect(sandboxed.code).toBe(report.summary.exitCode);
     const ordinary = await runBundle(args, { env: { PATH: process.env['PATH'] ?? '' } });
-    expect(JSON.parse(ordinary.stdout)).toEqual(report);
+    expect(parseReport(ordinary.stdout)).toEqual(report);
   });
 
   it('--config-only in-cluster: the mounted ServiceAccount token and CA, no kubeconfig, no HOME', async () => {
@@ -74,7 +75,7 @@ describe.skipIf(kubeconfig === '')(`the sandboxed bundle against the test contro
       pod: { '/var/run/secrets/kubernetes.io/serviceaccount': join(sandbox.dir, SA_DIR) },
     });
     expect(run.stderr).toBe('');
-    const report = JSON.parse(run.stdout) as JsonReport;
+    const report = parseReport(run.stdout) as JsonReport;
     expect(report.findings.filter((f) => f.code === 'API001')).toEqual([]);
     expect(report.findings.map((f) => f.code)).toContain('CB001');
   });

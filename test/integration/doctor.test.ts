@@ -28,6 +28,7 @@ import { writesBy } from '../support/audit.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';
 import type { Identity } from '../support/identity.ts';
 import { expectEndedOnBudget } from '../support/timing.ts';
+import { parseReport } from '../support/report-schema.ts';
 
 const kubeconfig = inject('kubeconfig');
 const skipReason = kubeconfig === '' ? ` (skipped: ${inject('controlPlaneSkipReason')})` : '';
@@ -358,8 +359,11 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
       const ns = uniqueName('nsget');
       await createNamespace(kc, ns);
       const id = await identity(ns, 'noget', ['namespaces']);
-      const { report } = await run(id, ['-n', ns, '--config-only']);
+      const { report, stderr } = await run(id, ['-n', ns, '--config-only']);
       expect(pairs(report)).toEqual([['NS002', `namespace/${ns}`]]);
+      expect(stderr).toMatch(
+        /^warning: suppression annotations on Namespaces were not applied: reading the Namespaces failed: .*forbidden/m,
+      );
     });
   });
 
@@ -376,7 +380,7 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
         pod: { '/var/run/secrets/kubernetes.io/serviceaccount': sa },
       });
       expect(result.stderr).toBe('');
-      const report = JSON.parse(result.stdout) as JsonReport;
+      const report = parseReport(result.stdout) as JsonReport;
       expect(report.findings.filter((f) => f.code === 'API001')).toEqual([]);
       expect(result.code).toBe(0);
     });
@@ -443,7 +447,7 @@ describe.skipIf(kubeconfig === '')(`a cluster without the CRDs${skipReason}`, ()
       const result = await runBundle(['doctor', '--kubeconfig', bare.kubeconfigPath, '--config-only', '-o', 'json'], {
         env: { PATH: process.env['PATH'] ?? '' },
       });
-      const report = JSON.parse(result.stdout) as JsonReport;
+      const report = parseReport(result.stdout) as JsonReport;
       expect(report.findings.map((f) => [f.code, f.check, f.resource ?? ''])).toEqual([
         ['API001', 'CacheBackendHealth', 'CacheBackend'],
         ['API001', 'EnginePodInjectionAudit', 'CacheBackend'],

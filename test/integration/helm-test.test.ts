@@ -7,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../support/bundle.ts';
 import { ago, condition, createBackend, type JsonReport } from '../support/cluster-objects.ts';
 import { missingBinaries, resolveBinaries } from '../support/controlplane/controlplane.ts';
-import { CACHE_BACKENDS, INSTALL_NAMESPACE, createNamespace } from '../support/fixtures.ts';
+import { CACHE_BACKENDS, INSTALL_NAMESPACE, createNamespace, writeStatus } from '../support/fixtures.ts';
 import { startFullCluster, type FullCluster } from '../support/full-cluster.ts';
 import { CHART_DIR, HELM_MUST_RUN, helmBinaries, runHelmAsync } from '../support/helm.ts';
 import type { Faults } from '../support/reference-server/server.ts';
+import { parseReport } from '../support/report-schema.ts';
 
 const HELMS = helmBinaries().map((helm) => ({ helm, label: helm.name, short: helm.name === 'Helm 3' ? 'h3' : 'h4' }));
 const missing = [
@@ -36,7 +37,7 @@ function reportIn(output: string): JsonReport {
   let depth = 0;
   for (let i = start; i < output.length; i++) {
     if (output[i] === '{') depth++;
-    else if (output[i] === '}' && --depth === 0) return JSON.parse(output.slice(start, i + 1)) as JsonReport;
+    else if (output[i] === '}' && --depth === 0) return parseReport(output.slice(start, i + 1)) as JsonReport;
   }
   throw new Error(`unterminated JSON report in the helm output:\n${output}`);
 }
@@ -76,6 +77,8 @@ describe.skipIf(skip)(`helm test end to end${skipReason}`, () => {
   describe.each(HELMS)('$label', ({ helm: binary, label, short }) => {
     const release = `doctor-${short}`;
     const podName = `${release}-inferencecache-doctor`;
+    /** The pod of the post-install/upgrade and PostSync hooks. */
+    const deployPod = `${podName}-deploy`;
     const helm = async (args: string[]): Promise<HelmRun> => {
       const run = await runHelmAsync(binary, [
         ...args,
@@ -204,15 +207,52 @@ describe.skipIf(skip)(`helm test end to end${skipReason}`, () => {
 
     it('post-install mode: helm install fails when the doctor exits 2, and succeeds on a healthy install', async () => {
       await helm(['uninstall', release]);
-      const values = ['hooks.postInstallUpgrade=true', 'hooks.helmTest=false'];
+      const values = ['hooks.postInstallUpgrade=true', 'hooks.helmTest=false', 'wait.afterDeploySeconds=0'];
       const failed = await withFaults({ health: 'NOT_SERVING' }, () => upgrade(values));
       expect(failed.code, failed.output).not.toBe(0);
       expect(failed.output).toMatch(/post-install|failed/i);
-      expect((await pod(podName)).status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(2);
+      expect((await pod(deployPod)).status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(2);
       await helm(['uninstall', release]);
       const healthy = await upgrade(values);
       expect(healthy.code, healthy.output).toBe(0);
-      expect((await pod(podName)).status?.phase).toBe('Succeeded');
+      expect((await pod(deployPod)).status?.phase).toBe('Succeeded');
+    });
+
+    it('post-install with a wait: helm install succeeds once the controller marks a backend Ready 8-10 s into the hook', async () => {
+      await helm(['uninstall', release]);
+      const ns = `late-${short}`;
+      await createNamespace(cluster.kc, ns);
+      await createBackend(cluster.kc, ns, 'late', {});
+      try {
+        const installing = upgrade(['hooks.postInstallUpgrade=true', 'hooks.helmTest=false', 'failOn=warn', 'wait.afterDeploySeconds=90']);
+        for (;;) {
+          const hook = await pod(deployPod).catch(() => undefined);
+          if (hook?.status?.phase === 'Running') break;
+          await sleep(250);
+        }
+        await sleep(8_000 + Math.random() * 2_000);
+        await writeStatus(
+          cluster.kc,
+          { ...CACHE_BACKENDS, namespace: ns, name: 'late' },
+          {
+            conditions: [condition('Ready', 'True')],
+            matchedEnginePods: 1,
+            firstKVEventObservedAt: ago(3_600_000),
+            indexParticipation: { prefixCount: 4, lastEventAt: ago(5_000) },
+          },
+        );
+        const installed = await installing;
+        expect(installed.code, installed.output).toBe(0);
+        const log = await core().readNamespacedPodLog({ namespace: INSTALL_NAMESPACE, name: deployPod });
+        const report = reportIn(log);
+        expect(report.summary).toMatchObject({ exitCode: 0 });
+        const attempts = report.attempts ?? [];
+        expect(attempts.length).toBeGreaterThanOrEqual(2);
+        expect(attempts[0]?.counted).toContain('CB001');
+        expect((await pod(deployPod)).spec?.activeDeadlineSeconds).toBe(90 + 30 + 30);
+      } finally {
+        await cluster.kc.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ ...CACHE_BACKENDS, namespace: ns, name: 'late' });
+      }
     });
   });
 });

@@ -245,7 +245,7 @@ describe.skipIf(skip)(`kubelet stand-in${skipReason}`, () => {
     expect(terminated(bogus)).toMatchObject({
       exitCode: 3,
       reason: 'Error',
-      message: 'error: invalid output format "bogus" (want one of: human, json, table)\n',
+      message: 'error: invalid output format "bogus" (want one of: human, json, table, junit)\n',
     });
     const withMessage = await stand().waitForPod(ns, 'message', 'Failed');
     expect(terminated(withMessage)).toMatchObject({ exitCode: 3, reason: 'Error', message: 'summary: 1 error' });

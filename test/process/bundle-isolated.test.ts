@@ -7,6 +7,7 @@ import { transform } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort, requireBundle } from '../support/bundle.ts';
 import { NONROOT_UID, bundleSandbox, removeSandbox, runSandboxed, type BundleSandbox } from '../support/fixtures.ts';
+import { parseReport } from '../support/report-schema.ts';
 
 const VERSION_LINE = /^inferencecache version \d+\.\d+\.\d+\S* \(commit \S+\)\n$/;
 
@@ -115,7 +116,7 @@ describe('the bundle alone', () => {
     });
     expect(run.stderr).not.toMatch(/ERR_ACCESS_DENIED|restricted|unexpected failure/);
     expect(run.code).toBe(2);
-    const report = JSON.parse(run.stdout) as { findings: { code: string }[] };
+    const report = parseReport(run.stdout) as { findings: { code: string }[] };
     expect(report.findings.map((f) => f.code)).toEqual(expect.arrayContaining(codes));
   });
 });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort, requireBundle, runBundle, writeKubeconfig } from '../support/bundle.ts';
+import { parseReport } from '../support/report-schema.ts';
 
 const BACKENDS = 3_000;
 
@@ -110,7 +111,7 @@ describe('a large report', () => {
       },
     );
     code = run.code;
-    report = JSON.parse(run.stdout) as JsonReport;
+    report = parseReport(run.stdout) as JsonReport;
     summary = readFileSync(file, 'utf8');
   }, 60_000);
 
@@ -191,7 +192,7 @@ describe('where the summary goes', () => {
     const log = emptyFile('termination-log');
     const run = await runBundle(['doctor', '--output', 'bogus'], { env: env(), pod: { '/dev/termination-log': log } });
     expect(run.code).toBe(3);
-    expect(readFileSync(log, 'utf8')).toBe('error: invalid output format "bogus" (want one of: human, json, table)\n');
+    expect(readFileSync(log, 'utf8')).toBe('error: invalid output format "bogus" (want one of: human, json, table, junit)\n');
   });
 
   it('an unwritable file is a warning: the report and exit code stand', async () => {
@@ -211,7 +212,7 @@ describe('where the summary goes', () => {
       { env: env() },
     );
     expect(run.code).toBe(2);
-    expect(JSON.parse(run.stdout)).toMatchObject({ summary: { exitCode: 2 } });
+    expect(parseReport(run.stdout)).toMatchObject({ summary: { exitCode: 2 } });
     expect(run.stderr).toMatch(/^warning: could not write the termination message to ".*no\/such\/dir\/file" \(ENOENT\)$/m);
   });
 });

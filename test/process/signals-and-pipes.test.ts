@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort, requireBundle, writeKubeconfig } from '../support/bundle.ts';
 import { startBlackhole, type Blackhole } from '../support/servers/blackhole.ts';
 import { HANG_GUARD_MS, expectEndedWellBefore } from '../support/timing.ts';
+import { parseReport } from '../support/report-schema.ts';
 
 interface Exit {
   readonly code: number | null;
@@ -100,7 +101,7 @@ describe('SIGTERM and SIGINT', () => {
     expectEndedWellBefore(Date.now() - sent, 60_000);
     expect(Date.now() - sent).toBeLessThan(HANG_GUARD_MS);
     expect(code).toBe(4);
-    const report = JSON.parse(stdout) as {
+    const report = parseReport(stdout) as {
       summary: { exitCode: number; incomplete?: string };
       findings: { code: string; message: string }[];
     };
@@ -126,7 +127,7 @@ describe('the termination-message file never blocks', () => {
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     expect(code).toBe(2);
-    expect(JSON.parse(stdout)).toMatchObject({ summary: { exitCode: 2 } });
+    expect(parseReport(stdout)).toMatchObject({ summary: { exitCode: 2 } });
     expect(stderr).toMatch(/^warning: could not write the termination message to ".*fifo" \(ENXIO\)$/m);
   });
 

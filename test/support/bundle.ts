@@ -1,3 +1,4 @@
+import { asksForJson, assertReportSchema } from './report-schema.ts';
 import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -83,11 +84,15 @@ export async function runBundle(
   const workDir = opts.pod === undefined ? undefined : mkdtempSync(join(tmpdir(), 'icd-podfs-'));
   const [cmd, ...rest] = workDir === undefined || opts.pod === undefined ? command : inPodCommand(opts.pod, workDir, command);
   try {
-    return await collectProcess(cmd as string, rest, {
+    const run = await collectProcess(cmd as string, rest, {
       env: opts.env ?? { PATH: process.env['PATH'] ?? '' },
       cwd: opts.cwd ?? tmpdir(),
       timeoutMs: opts.timeoutMs,
     });
+    // Every JSON report the bundle prints must satisfy the published schema.
+    if (asksForJson(args) && run.stdout.startsWith('{'))
+      assertReportSchema(JSON.parse(run.stdout), `the report of doctor ${args.join(' ')}`);
+    return run;
   } finally {
     if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
   }

@@ -35,11 +35,13 @@ export async function createBackend(
   name: string,
   spec: Record<string, unknown>,
   status?: Record<string, unknown>,
+  annotations?: Record<string, string>,
 ): Promise<{ uid: string }> {
+  const metadata = annotations === undefined ? { name } : { name, annotations };
   const created = (await kc.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
     ...CACHE_BACKENDS,
     namespace,
-    body: { apiVersion: 'inferencecache.io/v1alpha1', kind: 'CacheBackend', metadata: { name }, spec: { runtime: 'VLLM', ...spec } },
+    body: { apiVersion: 'inferencecache.io/v1alpha1', kind: 'CacheBackend', metadata, spec: { runtime: 'VLLM', ...spec } },
     fieldManager: FIELD_MANAGER,
   })) as { metadata: { uid: string } };
   if (status !== undefined) await writeStatus(kc, { ...CACHE_BACKENDS, namespace, name }, status);
@@ -141,8 +143,17 @@ export async function eventsV1Event(
 
 /** The doctor's JSON report. */
 export interface JsonReport {
-  summary: { ok: number; info: number; warn: number; fail: number; exitCode: number };
-  findings: { code: string; status: string; check: string; resource?: string; message: string }[];
+  summary: { ok: number; info: number; warn: number; fail: number; exitCode: number; failOn?: string; suppressed?: number };
+  findings: { code: string; status: string; check: string; resource?: string; message: string; hint?: string; docs?: string }[];
+  suppressed?: {
+    code: string;
+    status: string;
+    check: string;
+    resource?: string;
+    message: string;
+    suppressedBy: { source: string; match: string; reason?: string; expires?: string };
+  }[];
+  attempts?: { attempt: number; elapsed: string; exitCode: number; counted: string[] }[];
 }
 
 /** The findings as `[code, resource]` pairs, for compact expectations. */

@@ -19,6 +19,8 @@ const LAYER_RANK: Readonly<Record<string, number>> = {
   cluster: 2,
   probes: 2,
   checks: 3,
+  // Suppression rules, applied to the checks' findings; the command line parses them.
+  suppress: 3.5,
   cli: 4,
   'doctor.ts': 5,
   'doctor-command.ts': 6,

@@ -1,4 +1,4 @@
-import type { Report, Summary } from '../finding.ts';
+import type { Attempt, Report, Summary } from '../finding.ts';
 import { rank, type Status } from '../status.ts';
 import { forTerminal, type TerminalText } from '../terminal-text.ts';
 
@@ -9,6 +9,8 @@ export interface TerminalFinding {
   readonly check: TerminalText;
   readonly resource?: TerminalText;
   readonly message: TerminalText;
+  /** Its code's hint and docs link, for a finding that is not OK and whose code has them. */
+  readonly guide?: { readonly hint: TerminalText; readonly docs: TerminalText };
 }
 
 /** A report as the terminal renderers take it. */
@@ -18,6 +20,8 @@ export interface TerminalReport {
   readonly incomplete?: TerminalText;
   /** `--output-threshold` when it hides findings: the lowest status shown, and how many are not. */
   readonly hidden?: { readonly below: Status; readonly count: number };
+  /** The attempts of a `--wait` run. */
+  readonly attempts?: readonly Attempt[];
   /**
    * The findings in emission order, those of `status` only when given, each escaped as it is taken:
    * a report of many thousand findings is never held twice.
@@ -34,19 +38,32 @@ export function toTerminal(report: Report, message: (raw: string) => string = (r
   const { incomplete } = report.summary;
   const floor = rank(shownFrom);
   const count = floor === 0 ? 0 : report.findings.filter((f) => rank(f.status) < floor).length;
+  // Escaped once per code: the docs base comes from a flag, and a report repeats a code many times.
+  const guides = new Map<string, TerminalFinding['guide']>();
+  const guideOf = (f: Report['findings'][number]): TerminalFinding['guide'] => {
+    if (f.status === 'OK' || !report.guides?.has(f.code)) return undefined;
+    if (!guides.has(f.code)) {
+      const guide = report.guides.get(f.code);
+      guides.set(f.code, guide === undefined ? undefined : { hint: forTerminal(guide.hint), docs: forTerminal(guide.docs) });
+    }
+    return guides.get(f.code);
+  };
   return {
     summary: report.summary,
     ...(incomplete === undefined ? {} : { incomplete: forTerminal(incomplete) }),
     ...(count === 0 ? {} : { hidden: { below: shownFrom, count } }),
+    ...(report.attempts === undefined ? {} : { attempts: report.attempts }),
     *findings(status?: Status) {
       for (const f of report.findings) {
         if ((status !== undefined && f.status !== status) || rank(f.status) < floor) continue;
+        const guide = guideOf(f);
         yield {
           code: forTerminal(f.code),
           status: f.status,
           check: forTerminal(f.check),
           ...(f.resource === undefined || f.resource === '' ? {} : { resource: forTerminal(f.resource) }),
           message: forTerminal(message(f.message)),
+          ...(guide === undefined ? {} : { guide }),
         };
       }
     },

@@ -12,6 +12,7 @@ const modes: { name: string; values?: Values }[] = [
   { name: 'Argo CD only', values: { hooks: { helmTest: false, postInstallUpgrade: false, argoCDPostSync: true } } },
   { name: 'server endpoint and digest', values: { serverEndpoint: '[fd00::1]:9090', image: { repository: 'r.example/d', tag: '', digest: `sha256:${'0'.repeat(64)}`, pullPolicy: 'Always' } } },
   { name: 'another namespace', values: { namespace: 'cache-prod' } },
+  { name: 'waits and suppressions', values: { wait: { helmTestSeconds: 30, afterDeploySeconds: 600 }, suppress: ['CB004', 'CT001=cachetenant/batch/*'] } },
 ];
 
 const refused: { name: string; values: Values; message: RegExp }[] = [
@@ -38,6 +39,11 @@ const refused: { name: string; values: Values; message: RegExp }[] = [
   { name: 'an unknown pull policy', values: { image: { pullPolicy: 'Sometimes' } }, message: /pullPolicy/ },
   { name: 'pull secrets as strings', values: { imagePullSecrets: ['creds'] }, message: /imagePullSecrets/ },
   { name: 'a failOn that is no status', values: { failOn: 'error' }, message: /failOn/ },
+  { name: 'a wait as a duration string', values: { wait: { afterDeploySeconds: '5m' } }, message: /afterDeploySeconds/ },
+  { name: 'a negative wait', values: { wait: { helmTestSeconds: -1 } }, message: /helmTestSeconds/ },
+  { name: 'an unknown wait key', values: { wait: { postSync: 60 } }, message: /postSync/ },
+  { name: 'a suppression rule that is no code', values: { suppress: ['cb004'] }, message: /suppress/ },
+  { name: 'a suppression rule with an empty glob', values: { suppress: ['CB004='] }, message: /suppress/ },
   { name: 'a failOn in upper case', values: { failOn: 'FAIL' }, message: /failOn/ },
   { name: 'a resource that is not a quantity', values: { resources: { limits: { memory: 'lots' } } }, message: /memory/ },
   { name: 'an unknown resources key', values: { resources: { claims: [] } }, message: /claims/ },

@@ -21,10 +21,13 @@ interface RenderCase {
   readonly noAnnotations?: readonly string[];
   /** The ServiceAccount objects the chart renders (names). */
   readonly serviceAccounts?: readonly string[];
+  /** Facts of the after-deploy pod (`<fullname>-deploy`), when the case renders one beside the test pod. */
+  readonly deploy?: Partial<Omit<PodFacts, 'flag'>> & { readonly flags?: Readonly<Record<string, string | undefined>> };
 }
 
 const HELM_TEST = { 'helm.sh/hook': 'test', 'helm.sh/hook-delete-policy': 'before-hook-creation' };
 const ARGO = { 'argocd.argoproj.io/hook': 'PostSync', 'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation' };
+const POST_INSTALL = { 'helm.sh/hook': 'post-install,post-upgrade', 'helm.sh/hook-delete-policy': 'before-hook-creation' };
 
 const cases: readonly RenderCase[] = [
   {
@@ -41,7 +44,7 @@ const cases: readonly RenderCase[] = [
       tokenAudience: 'inferencecache.io/controller',
       tokenExpirationSeconds: 600,
     },
-    flags: { '--timeout': '30s', '--fail-on': 'fail', '--snapshot-token-file': TOKEN_FILE, '--server-endpoint': undefined },
+    flags: { '--timeout': '30s', '--fail-on': 'fail', '--snapshot-token-file': TOKEN_FILE, '--server-endpoint': undefined, '--wait': undefined, '--suppress': undefined },
     noAnnotations: ['argocd.argoproj.io/hook'],
     serviceAccounts: [],
   },
@@ -79,23 +82,28 @@ const cases: readonly RenderCase[] = [
     serviceAccounts: [],
   },
   {
-    name: 'post-install and post-upgrade as well as the test',
+    name: 'post-install and post-upgrade as well as the test: a pod each, only the deploy one waits',
     namespace: SERVER_NS,
     values: { hooks: { helmTest: true, postInstallUpgrade: true, argoCDPostSync: false } },
-    want: { annotations: { 'helm.sh/hook': 'test,post-install,post-upgrade', 'helm.sh/hook-delete-policy': 'before-hook-creation' } },
+    want: { name: 'doctor-inferencecache-doctor', annotations: HELM_TEST, activeDeadlineSeconds: 60 },
+    flags: { '--wait': undefined },
+    deploy: { annotations: POST_INSTALL, activeDeadlineSeconds: 360, flags: { '--wait': '300s', '--timeout': '30s' } },
   },
   {
     name: 'post-install and post-upgrade only',
     namespace: SERVER_NS,
     values: { hooks: { helmTest: false, postInstallUpgrade: true, argoCDPostSync: false } },
-    want: { annotations: { 'helm.sh/hook': 'post-install,post-upgrade', 'helm.sh/hook-delete-policy': 'before-hook-creation' } },
+    want: { name: 'doctor-inferencecache-doctor-deploy', annotations: POST_INSTALL, activeDeadlineSeconds: 360 },
+    flags: { '--wait': '300s' },
     noAnnotations: ['argocd.argoproj.io/hook'],
   },
   {
     name: 'Argo CD PostSync next to the Helm test',
     namespace: SERVER_NS,
     values: { hooks: { helmTest: true, postInstallUpgrade: false, argoCDPostSync: true } },
-    want: { annotations: { ...HELM_TEST, ...ARGO } },
+    want: { annotations: HELM_TEST },
+    noAnnotations: ['argocd.argoproj.io/hook'],
+    deploy: { annotations: ARGO, flags: { '--wait': '300s' } },
   },
   {
     name: 'Argo CD PostSync only',
@@ -103,6 +111,20 @@ const cases: readonly RenderCase[] = [
     values: { hooks: { helmTest: false, postInstallUpgrade: false, argoCDPostSync: true } },
     want: { annotations: ARGO },
     noAnnotations: ['helm.sh/hook', 'helm.sh/hook-delete-policy'],
+  },
+  {
+    name: 'every hook, with waits of its own: the deploy pod is both post-install and PostSync',
+    namespace: SERVER_NS,
+    values: { hooks: { helmTest: true, postInstallUpgrade: true, argoCDPostSync: true }, wait: { helmTestSeconds: 20, afterDeploySeconds: 90 } },
+    want: { annotations: HELM_TEST, activeDeadlineSeconds: 80 },
+    flags: { '--wait': '20s' },
+    deploy: { annotations: { ...POST_INSTALL, ...ARGO }, activeDeadlineSeconds: 150, flags: { '--wait': '90s' } },
+  },
+  {
+    name: 'suppression rules, each its own --suppress',
+    namespace: SERVER_NS,
+    values: { suppress: ['CT001=cachetenant/batch/*', 'SN005'] },
+    want: { args: expect.arrayContaining(['--suppress', 'CT001=cachetenant/batch/*', '--suppress', 'SN005']) as string[] },
   },
   {
     name: "upstream's gate: any WARN fails",
@@ -145,9 +167,18 @@ const cases: readonly RenderCase[] = [
   },
 ];
 
-/** The one Pod of a rendering. */
+/** The doctor pods of a rendering: the test pod first when there is one, then the after-deploy pod. */
+function doctorPods(objects: readonly KubeObject[]): PodObject[] {
+  const pods = objects.filter((o) => o.kind === 'Pod') as PodObject[];
+  const deploy = (pod: PodObject) => (pod.metadata.name.endsWith('-deploy') ? 1 : 0);
+  return pods.sort((a, b) => deploy(a) - deploy(b));
+}
+
+/** The first doctor pod of a rendering. */
 function doctorPod(objects: readonly KubeObject[]): PodObject {
-  return only(objects, 'Pod') as PodObject;
+  const [pod] = doctorPods(objects);
+  if (pod === undefined) throw new Error('no Pod rendered');
+  return pod;
 }
 
 /** Properties every rendering of the pod keeps, whatever the values. */
@@ -163,8 +194,9 @@ function checkInvariants(pod: PodObject): void {
   expect(spec.readinessGates).toEqual([{ conditionType: 'inferencecache.io/never-ready' }]);
   expect(spec.restartPolicy).toBe('Never');
   const timeout = Number(/^(\d+)s$/.exec(facts.flag('--timeout') ?? '')?.[1]);
-  expect(facts.activeDeadlineSeconds).toBeGreaterThan(timeout);
-  expect(facts.activeDeadlineSeconds).toBeLessThanOrEqual(timeout + 120);
+  const wait = Number(/^(\d+)s$/.exec(facts.flag('--wait') ?? '0s')?.[1]);
+  expect(facts.activeDeadlineSeconds).toBeGreaterThan(timeout + wait);
+  expect(facts.activeDeadlineSeconds).toBeLessThanOrEqual(timeout + wait + 120);
   expect(spec.automountServiceAccountToken).toBe(true);
   expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532, seccompProfile: { type: 'RuntimeDefault' } });
   expect(container?.securityContext).toMatchObject({
@@ -208,7 +240,17 @@ for (const helm of helmBinaries()) {
         if (c.serviceAccounts !== undefined) {
           expect(rendered.filter((o) => o.kind === 'ServiceAccount').map((o) => o.metadata.name)).toEqual(c.serviceAccounts);
         }
-        checkInvariants(pod);
+        const pods = doctorPods(rendered);
+        expect(pods).toHaveLength(c.deploy === undefined ? 1 : 2);
+        if (c.deploy !== undefined) {
+          const deploy = podFacts(pods[1] as PodObject);
+          const { flags, ...want } = c.deploy;
+          const { flag: _deployFlag, ...deployPlain } = deploy;
+          expect(deployPlain).toMatchObject({ name: `${facts.name}-deploy`, ...want });
+          for (const [flag, value] of Object.entries(flags ?? {})) expect(deploy.flag(flag)).toBe(value);
+          expect(deploy.args.filter((a) => a !== '--wait' && !/^\d+s$/.test(a))).toEqual(facts.args.filter((a) => a !== '--wait' && !/^\d+s$/.test(a)));
+        }
+        for (const each of pods) checkInvariants(each);
       });
 
       it('binds the read-only role to the identity the pod runs as, in the pod\'s namespace', () => {

@@ -17,6 +17,8 @@ import { STATUSES } from '../../../src/report/status.ts';
 import { given, ok, pod } from './fixtures.ts';
 import { everythingFailing, judgeCases } from './judge.cases.ts';
 import { TABLES } from './tables.ts';
+import { applySuppressions } from '../../../src/suppress/apply.ts';
+import { NOW as SUPPRESSION_NOW, SUPPRESSION_CASES } from '../suppress/cases.ts';
 
 const ROWS = codeTable();
 const ROW = new Map(ROWS.map((r) => [r.code, r]));
@@ -75,6 +77,7 @@ const INPUTS: readonly CheckInput[] = [...TABLES.flatMap((t) => t.cases.map((c) 
 const PRODUCED: readonly Finding[] = [
   ...TABLES.flatMap((t) => t.cases.flatMap((c) => [...runCheck(t.check, c.input), ...judge(c.input)])),
   ...judgeCases.flatMap((c) => judge(c.input)),
+  ...SUPPRESSION_CASES.flatMap((c) => applySuppressions(c.findings, c.rules, c.now ?? SUPPRESSION_NOW).findings),
 ];
 
 describe('the code table', () => {
@@ -250,6 +253,7 @@ describe('the run plan', () => {
       'cachePolicies',
       'cacheTenants',
       'events',
+      'namespaces',
       'networkPolicies',
       'nodes',
       'ownNamespace',
@@ -263,6 +267,7 @@ describe('the run plan', () => {
       'cachePolicies',
       'cacheTenants',
       'events',
+      'namespaces',
       'nodes',
       'pods',
       'pullSecrets',

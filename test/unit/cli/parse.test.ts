@@ -97,6 +97,9 @@ describe('doctor flags', () => {
       configOnly: false,
       failOn: 'WARN',
       outputThreshold: 'OK',
+      showOk: false,
+      suppress: [],
+      waitMs: 0,
       timeoutMs: 30_000,
     });
   });
@@ -120,6 +123,16 @@ describe('doctor flags', () => {
       'fail',
       '--output-threshold',
       'warn',
+      '--show-ok',
+      '--suppress',
+      'CB004',
+      '--suppress=CT001=cachetenant/*',
+      '--suppress-file',
+      '/rules.yaml',
+      '--docs-base',
+      'https://docs.example.com/codes.html',
+      '--wait',
+      '90s',
       '--timeout',
       '2m',
     );
@@ -134,6 +147,18 @@ describe('doctor flags', () => {
       configOnly: true,
       failOn: 'FAIL',
       outputThreshold: 'WARN',
+      showOk: true,
+      docsBase: 'https://docs.example.com/codes.html',
+      suppress: [
+        { code: 'CB004', scope: { kind: 'any' }, ref: { source: '--suppress', match: 'CB004' } },
+        {
+          code: 'CT001',
+          scope: { kind: 'glob', pattern: /^cachetenant\/.*$/su },
+          ref: { source: '--suppress', match: 'CT001=cachetenant/*' },
+        },
+      ],
+      suppressFile: '/rules.yaml',
+      waitMs: 90_000,
       timeoutMs: 120_000,
     });
     expect(doctor('--namespace=x', '--output=table').namespace).toBe('x');
@@ -146,7 +171,18 @@ describe('doctor flags', () => {
   it('returns frozen options', () => {
     expect(Object.isFrozen(doctor())).toBe(true);
   });
+  it('takes --wait 0 (and 0s) as no wait', () => {
+    expect(doctor('--wait', '0').waitMs).toBe(0);
+    expect(doctor('--wait', '0s').waitMs).toBe(0);
+  });
   it.each([
+    [['--wait=-1s'], /invalid --wait "-1s": it must be longer than 0/],
+    [['--wait', '5'], /invalid --wait "5": use a duration/],
+    [['--suppress', 'cb004'], /invalid --suppress "cb004": want CODE or CODE=RESOURCE-GLOB/],
+    [['--suppress', 'CB004='], /the resource glob after '=' is empty/],
+    [['--suppress-file', ''], /invalid --suppress-file "": name a file/],
+    [['--docs-base', 'docs/codes.md'], /invalid --docs-base "docs\/codes.md": want an absolute URL/],
+    [['--docs-base', 'javascript:alert(1)'], /want an http or https URL/],
     [['--output', 'yaml'], /invalid output format "yaml"/],
     [['--timeout', '10'], /invalid --timeout "10"/],
     [['--bogus'], /bogus/],
@@ -168,7 +204,11 @@ describe('commands', () => {
   it.each([[[]], [['--help']], [['doctor', '-h']]])('%j asks for help', (argv) => {
     expect(parseCommandLine(argv).kind).toBe('help');
   });
-  it('codes takes -o', () => {
+  it('codes takes -o, but not junit, which has no code table', () => {
     expect(parseCommandLine(['codes', '-o', 'json'])).toEqual({ kind: 'codes', output: 'json' });
+    expect(() => parseCommandLine(['codes', '-o', 'junit'])).toThrow('codes prints human, json or table output, not junit');
+  });
+  it('doctor takes -o junit', () => {
+    expect(doctor('-o', 'junit').output).toBe('junit');
   });
 });

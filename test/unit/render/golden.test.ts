@@ -9,6 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { makeReport, type Report } from '../../../src/report/finding.ts';
 import { findingsOf } from '../../support/findings.ts';
 import { renderJson } from '../../../src/report/render/json.ts';
+import { render } from '../../../src/report/render/index.ts';
+import { codeGuides } from '../../../src/checks/codes.ts';
 import { renderHumanOf, renderTableOf } from '../../support/render.ts';
 
 const GOLDEN_DIR = path.resolve(import.meta.dirname, '../../golden');
@@ -40,6 +42,40 @@ const SAMPLE: Report = makeReport([
 
 const EMPTY: Report = makeReport([]);
 
+const ep = findingsOf('EnginePodInjectionAudit');
+
+/**
+ * What the gates add: hints and docs links under every finding that is not OK, OK findings of one
+ * code folded past 20, findings set apart by a rule, the attempts of a --wait run, a --fail-on.
+ */
+const GATES: Report = makeReport(
+  [
+    cb('CB001', 'cachebackend/prod/llama-70b', 'Ready=False (reason Reconciling): waiting for the remote tier'),
+    sn('SN003', `${SERVER}/snapshot`, 'the snapshot route returned 200 to a request carrying no token at all'),
+    ...Array.from({ length: 21 }, (_, i) => ep('EP002', `pod/prod/engine-${i}`, 'engine pod was injected')),
+    pb('PB002', `${SERVER}/probe`, 'the probe route is mounted (HEAD answered 405)'),
+  ],
+  {
+    failOn: 'FAIL',
+    suppressed: [
+      {
+        finding: ct('CT001', 'cachetenant/prod/team-a', 'over quota'),
+        rule: {
+          source: 'rules.yaml:3',
+          match: 'CT001=cachetenant/prod/*',
+          reason: 'quotas are the platform team’s',
+          expires: '2027-01-31',
+        },
+      },
+    ],
+    attempts: [
+      { attempt: 1, elapsedMs: 1234, exitCode: 1, counted: ['CB001', 'CB003'] },
+      { attempt: 2, elapsedMs: 3456, exitCode: 0, counted: [] },
+    ],
+    guides: codeGuides('https://docs.example.com/inferencecache/codes.html#ignored'),
+  },
+);
+
 const CASES: readonly (readonly [file: string, render: () => string])[] = [
   ['human.txt', () => renderHumanOf(SAMPLE, { color: false })],
   ['human-color.txt', () => renderHumanOf(SAMPLE, { color: true })],
@@ -49,6 +85,10 @@ const CASES: readonly (readonly [file: string, render: () => string])[] = [
   ['empty-human-color.txt', () => renderHumanOf(EMPTY, { color: true })],
   ['empty-report.json', () => renderJson(EMPTY)],
   ['empty-report.table', () => renderTableOf(EMPTY)],
+  ['gates-human.txt', () => renderHumanOf(GATES, { color: false })],
+  ['gates-human-show-ok.txt', () => render(GATES, 'human', { showOk: true })],
+  ['gates-report.json', () => renderJson(GATES)],
+  ['gates-report.table', () => renderTableOf(GATES)],
 ];
 
 describe('renderers match test/golden', () => {

@@ -87,10 +87,16 @@ describe('--output-threshold', () => {
     expect(out).toContain('Summary: 1 OK, 0 INFO, 1 WARN, 1 FAIL');
   });
 
-  it('leaves rows out of the table, and nothing out of JSON', () => {
+  it('leaves rows out of the table, says how many below it, and leaves nothing out of JSON', () => {
     const table = render(report, 'table', { outputThreshold: 'FAIL' });
-    expect(table.trimEnd().split('\n')).toHaveLength(2);
-    expect(table).toContain('SV001');
+    const [header, row, blank, note, ...rest] = table.trimEnd().split('\n');
+    expect([header?.startsWith('STATUS'), row?.includes('SV001'), blank, note, rest]).toEqual([
+      true,
+      true,
+      '',
+      '# not shown: 2 below FAIL (--output-threshold)',
+      [],
+    ]);
     expect(render(report, 'json', { outputThreshold: 'FAIL' })).toBe(render(report, 'json'));
   });
 
@@ -132,15 +138,58 @@ describe('renderJson', () => {
         message: f.message,
       };
       expect(findingJson(f, depth)).toBe(goJson(doc, '  ', depth));
+      const guide = { hint: 'do <this> & "that"', docs: 'https://d.example/codes.md#cb001' };
+      expect(findingJson(f, depth, guide)).toBe(goJson({ ...doc, ...guide }, '  ', depth));
     }
+  });
+
+  it('gives hint and docs to findings that are not OK, and writes the whole document as the generic writer would', () => {
+    const guides = new Map([
+      ['CB001', { hint: 'h1', docs: 'd#cb001' }],
+      ['CB006', { hint: 'h6', docs: 'd#cb006' }],
+    ]);
+    const findings = [cb('CB001', 'cachebackend/n/x', 'a'), cb('CB006', 'cachebackend/n/y', 'b')];
+    const suppressed = [{ finding: cb('CB001', 'cachebackend/n/z', 'c'), rule: { source: '--suppress', match: 'CB001=*/z' } }];
+    const report = makeReport(findings, {
+      guides,
+      suppressed,
+      attempts: [{ attempt: 1, elapsedMs: 1500, exitCode: 1, counted: ['CB001'] }],
+    });
+    const generic = goJson({
+      summary: { ok: 1, info: 0, warn: 1, fail: 0, exitCode: 1, suppressed: 1 },
+      findings: [
+        {
+          code: 'CB001',
+          status: 'WARN',
+          check: 'CacheBackendHealth',
+          resource: 'cachebackend/n/x',
+          message: 'a',
+          hint: 'h1',
+          docs: 'd#cb001',
+        },
+        { code: 'CB006', status: 'OK', check: 'CacheBackendHealth', resource: 'cachebackend/n/y', message: 'b' },
+      ],
+      suppressed: [
+        {
+          code: 'CB001',
+          status: 'WARN',
+          check: 'CacheBackendHealth',
+          resource: 'cachebackend/n/z',
+          message: 'c',
+          suppressedBy: { source: '--suppress', match: 'CB001=*/z' },
+        },
+      ],
+      attempts: [{ attempt: 1, elapsed: '1.5s', exitCode: 1, counted: ['CB001'] }],
+    });
+    expect(renderJson(report)).toBe(`${generic}\n`);
   });
 
   it('names a --fail-on other than the default after the exit code, and nothing for the default', () => {
     const warnOnly = [cb('CB001', 'cachebackend/n/x', 'a')];
     expect(Object.keys(JSON.parse(renderJson(makeReport(warnOnly))).summary)).toStrictEqual(['ok', 'info', 'warn', 'fail', 'exitCode']);
-    const doc = JSON.parse(renderJson(makeReport(warnOnly, undefined, 'FAIL')));
+    const doc = JSON.parse(renderJson(makeReport(warnOnly, { failOn: 'FAIL' })));
     expect(doc.summary).toStrictEqual({ ok: 0, info: 0, warn: 1, fail: 0, exitCode: 0, failOn: 'FAIL' });
-    expect(render(makeReport(warnOnly, undefined, 'FAIL'), 'human')).toContain(
+    expect(render(makeReport(warnOnly, { failOn: 'FAIL' }), 'human')).toContain(
       'Summary: 0 OK, 0 INFO, 1 WARN, 0 FAIL  (exit 0, --fail-on fail)\n',
     );
     expect(render(makeReport(warnOnly), 'human')).toContain('Summary: 0 OK, 0 INFO, 1 WARN, 0 FAIL  (exit 1)\n');
@@ -184,7 +233,7 @@ describe('render', () => {
   const report = makeReport([cb('CB001', 'cachebackend/a/b', 'm')]);
 
   it('lists the formats, human first', () => {
-    expect(OUTPUT_FORMATS).toStrictEqual(['human', 'json', 'table']);
+    expect(OUTPUT_FORMATS).toStrictEqual(['human', 'json', 'table', 'junit']);
   });
 
   it('dispatches to each renderer', () => {
@@ -192,5 +241,31 @@ describe('render', () => {
     expect(render(report, 'human', { color: true })).toBe(renderHumanOf(report, { color: true }));
     expect(render(report, 'json', { color: true })).toBe(renderJson(report));
     expect(render(report, 'table', { color: true })).toBe(renderTableOf(report));
+  });
+});
+
+describe('folding OK findings in human output', () => {
+  const oks = (n: number) => Array.from({ length: n }, (_, i) => cb('CB006', `cachebackend/n/b${i}`, 'fine'));
+
+  it.each([
+    [20, 20, false],
+    [21, 0, true],
+  ])('%i OK findings of one code: %i listed, folded %s', (n, listed, folded) => {
+    const out = render(makeReport([...oks(n), sv('SV003', 'h:1', 'serving')]), 'human');
+    expect(out.match(/^ {2}OK {3}CB006 {2}cachebackend/gm) ?? []).toHaveLength(listed);
+    expect(out.includes(`  OK   CB006  ${n} findings, folded (--show-ok lists each)\n`)).toBe(folded);
+    expect(out).toContain('  OK   SV003  h:1\n');
+  });
+
+  it('--show-ok lists them all; JSON and the table always do', () => {
+    const report = makeReport(oks(30));
+    expect(render(report, 'human', { showOk: true }).match(/CB006 {2}cachebackend/g)).toHaveLength(30);
+    expect(JSON.parse(render(report, 'json')).findings).toHaveLength(30);
+    expect(render(report, 'table').trimEnd().split('\n')).toHaveLength(31);
+  });
+
+  it('never folds findings that are not OK', () => {
+    const warns = Array.from({ length: 25 }, (_, i) => cb('CB001', `cachebackend/n/b${i}`, 'not ready'));
+    expect(render(makeReport(warns), 'human').match(/WARN CB001 {2}cachebackend/g)).toHaveLength(25);
   });
 });

@@ -17,17 +17,20 @@ describe('exit code by --fail-on', () => {
     ['a WARN and a FAIL', of('WARN', 'FAIL'), { OK: 2, INFO: 2, WARN: 2, FAIL: 2 }],
   ])('%s', (_, findings, want) => {
     for (const failOn of ['OK', 'INFO', 'WARN', 'FAIL'] as const) {
-      expect({ failOn, exitCode: makeReport(findings, undefined, failOn).summary.exitCode }).toEqual({ failOn, exitCode: want[failOn] });
+      expect({ failOn, exitCode: makeReport(findings, { failOn: failOn }).summary.exitCode }).toEqual({ failOn, exitCode: want[failOn] });
     }
   });
 
   it('is WARN unless told, and the summary names only another threshold', () => {
     expect(makeReport(of('WARN')).summary).toEqual({ ok: 0, info: 0, warn: 1, fail: 0, exitCode: 1 });
-    expect(makeReport(of('WARN'), undefined, 'WARN').summary).not.toHaveProperty('failOn');
-    expect(makeReport(of('WARN'), undefined, 'FAIL').summary).toEqual({ ok: 0, info: 0, warn: 1, fail: 0, exitCode: 0, failOn: 'FAIL' });
+    expect(makeReport(of('WARN'), { failOn: 'WARN' }).summary).not.toHaveProperty('failOn');
+    expect(makeReport(of('WARN'), { failOn: 'FAIL' }).summary).toEqual({ ok: 0, info: 0, warn: 1, fail: 0, exitCode: 0, failOn: 'FAIL' });
   });
 
   it('does not make an incomplete report pass', () => {
-    expect(makeReport(of('WARN'), 'interrupted by SIGTERM', 'FAIL').summary).toMatchObject({ exitCode: EXIT_INCOMPLETE, failOn: 'FAIL' });
+    expect(makeReport(of('WARN'), { incomplete: 'interrupted by SIGTERM', failOn: 'FAIL' }).summary).toMatchObject({
+      exitCode: EXIT_INCOMPLETE,
+      failOn: 'FAIL',
+    });
   });
 });

@@ -3,7 +3,7 @@ import { codeTable } from '../../../src/checks/codes.ts';
 import type { Code } from '../../../src/checks/registry.ts';
 import { makeReport, type Finding } from '../../../src/report/finding.ts';
 import { TERMINATION_MESSAGE_MAX_BYTES, terminationSummary } from '../../../src/report/termination-summary.ts';
-import { codesOf } from '../../support/findings.ts';
+import { codesOf, findingsOf } from '../../support/findings.ts';
 
 /** A finding of `code` with the status and (first) check the code table gives it. */
 function finding(code: Code, resource?: string): Finding {
@@ -21,10 +21,10 @@ const many = (code: Code, n: number, name = (i: number) => `cachebackend/ns-${i 
 describe('terminationSummary: the threshold', () => {
   it('names a --fail-on other than the default beside the exit code', () => {
     const findings = [finding('CB001', 'cachebackend/a/x')];
-    expect(terminationSummary(makeReport(findings, undefined, 'FAIL'))).toBe(
+    expect(terminationSummary(makeReport(findings, { failOn: 'FAIL' }))).toBe(
       'inferencecache doctor: exit 0 (--fail-on fail); 0 FAIL, 1 WARN, 0 INFO, 0 OK\nWARN CB001 (1): cachebackend/a/x\n',
     );
-    expect(terminationSummary(makeReport(findings, undefined, 'WARN'))).toMatch(/^inferencecache doctor: exit 1; /);
+    expect(terminationSummary(makeReport(findings, { failOn: 'WARN' }))).toMatch(/^inferencecache doctor: exit 1; /);
   });
 });
 
@@ -139,5 +139,23 @@ describe('terminationSummary: dropping in order when even the codes do not fit',
     const text = terminationSummary(report, maxBytes);
     expect(text).toBe(want);
     expect(bytes(text)).toBeLessThanOrEqual(maxBytes);
+  });
+});
+
+describe('the gates in the termination summary', () => {
+  const cb = findingsOf('CacheBackendHealth');
+  it('counts suppressed findings and --wait attempts in the header', () => {
+    const report = makeReport([cb('CB001', 'cachebackend/a/b', 'm')], {
+      failOn: 'FAIL',
+      suppressed: [{ finding: cb('CB004', 'cachebackend/a/c', 'old'), rule: { source: '--suppress', match: 'CB004' } }],
+      attempts: [
+        { attempt: 1, elapsedMs: 10, exitCode: 0, counted: [] },
+        { attempt: 2, elapsedMs: 20, exitCode: 0, counted: [] },
+      ],
+    });
+    expect(terminationSummary(report).split('\n')[0]).toBe(
+      'inferencecache doctor: exit 0 (--fail-on fail); 0 FAIL, 1 WARN, 0 INFO, 0 OK, 1 suppressed, after 2 attempts',
+    );
+    expect(terminationSummary(report)).not.toContain('CB004');
   });
 });

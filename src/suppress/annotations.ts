@@ -1,0 +1,50 @@
+import type { ClusterState, SuppressAnnotation } from '../cluster/state.ts';
+import { SUPPRESS_ANNOTATION, SUPPRESS_REASON_ANNOTATION } from '../cluster/wire.ts';
+import type { RuleScope, SuppressionRule } from './rule.ts';
+
+/** The codes an annotation lists: separated by commas or white space, empty entries dropped. */
+function codesOf(annotation: SuppressAnnotation): string[] {
+  return [...new Set(annotation.codes.split(/[\s,]+/).filter((code) => code !== ''))];
+}
+
+function rulesOf(resource: string, annotation: SuppressAnnotation, scope: RuleScope): SuppressionRule[] {
+  return codesOf(annotation).map((code) => ({
+    code,
+    scope,
+    ref: {
+      source: `annotation ${SUPPRESS_ANNOTATION} on ${resource}`,
+      match: code,
+      ...(annotation.reason === undefined ? {} : { reason: annotation.reason }),
+    },
+  }));
+}
+
+function itemsOf<T>(read: { readonly ok: boolean; readonly items?: readonly T[] } | undefined): readonly T[] {
+  return read?.ok === true ? (read.items ?? []) : [];
+}
+
+/**
+ * The rules the gathered objects carry in their `inferencecache.io/doctor-suppress` annotation, one
+ * per listed code: on a CacheBackend, CacheTenant or Pod a rule matches findings about that object;
+ * on a Namespace, findings about anything in it. Annotation values come from the cluster: a listed
+ * code that is no code simply matches nothing, and is reported as such.
+ */
+export function annotationRules(state: ClusterState): SuppressionRule[] {
+  const rules: SuppressionRule[] = [];
+  const onObject = (kind: string, o: { namespace: string; name: string }, annotation: SuppressAnnotation | undefined) => {
+    if (annotation === undefined) return;
+    const resource = `${kind}/${o.namespace}/${o.name}`;
+    rules.push(...rulesOf(resource, annotation, { kind: 'resource', resource }));
+  };
+  for (const b of itemsOf(state.cacheBackends)) onObject('cachebackend', b, b.suppress);
+  for (const t of itemsOf(state.cacheTenants)) onObject('cachetenant', t, t.suppress);
+  for (const p of itemsOf(state.pods)) {
+    const codes = p.annotations[SUPPRESS_ANNOTATION];
+    const reason = p.annotations[SUPPRESS_REASON_ANNOTATION];
+    onObject('pod', p, codes === undefined ? undefined : { codes, ...(reason === undefined ? {} : { reason }) });
+  }
+  for (const ns of itemsOf(state.namespaces)) {
+    rules.push(...rulesOf(`namespace/${ns.name}`, ns.suppress, { kind: 'namespace', namespace: ns.name }));
+  }
+  return rules;
+}

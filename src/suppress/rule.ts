@@ -1,0 +1,114 @@
+/**
+ * Suppression rules: what silences which findings, from wherever the rule was written (`--suppress`,
+ * the `--suppress-file`, or an annotation on the object a finding is about). Pure: parsing and
+ * matching only; reading the file is the caller's.
+ *
+ * @module
+ */
+
+import type { Finding, SuppressionRef } from '../report/finding.ts';
+
+/**
+ * Which findings of its code a rule matches: all of them, those whose resource matches a glob, those
+ * about one object (an annotation on it), or those about anything in one namespace (an annotation on
+ * the Namespace).
+ */
+export type RuleScope =
+  | { readonly kind: 'any' }
+  | { readonly kind: 'glob'; readonly pattern: RegExp }
+  | { readonly kind: 'resource'; readonly resource: string }
+  | { readonly kind: 'namespace'; readonly namespace: string };
+
+/** One rule: one code, its scope, and when it stops suppressing. */
+export interface SuppressionRule {
+  readonly code: string;
+  readonly scope: RuleScope;
+  /** How the report names the rule. */
+  readonly ref: SuppressionRef;
+  /** The instant (ms since the epoch) from which the rule no longer suppresses; absent: never. */
+  readonly expiresAt?: number;
+}
+
+/** A rule that cannot be used, named where it was written: a usage error for the flag and the file. */
+export class RuleError extends Error {
+  override readonly name = 'RuleError';
+}
+
+/** The shape of every finding code: two or three capitals and three digits (`CB004`, `API001`). */
+const CODE = /^[A-Z]{2,3}[0-9]{3}$/;
+
+/** Whether `text` has the shape of a finding code. */
+export function isCodeShaped(text: string): boolean {
+  return CODE.test(text);
+}
+
+/**
+ * A resource glob as a regular expression over the whole resource: `*` any run of characters (`/`
+ * included), `?` one character, everything else itself.
+ */
+export function globPattern(glob: string): RegExp {
+  const body = [...glob].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('');
+  return new RegExp(`^${body}$`, 'su');
+}
+
+/**
+ * When a written `expires` stops a rule: a date (`2027-01-31`) at the end of that day in UTC, so
+ * the rule still suppresses on the day it names; an RFC 3339 time (`2027-01-31T12:00:00Z`) at
+ * that instant.
+ *
+ * @throws RuleError when the text is neither.
+ */
+export function expiryOf(text: string): number {
+  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (date !== null) {
+    const [, y, m, d] = date.map(Number) as [number, number, number, number];
+    const start = Date.UTC(y, m - 1, d);
+    const back = new Date(start);
+    if (back.getUTCFullYear() === y && back.getUTCMonth() === m - 1 && back.getUTCDate() === d) return start + 86_400_000;
+  } else if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(text)) {
+    const at = Date.parse(text);
+    if (Number.isFinite(at)) return at;
+  }
+  throw new RuleError(`expires ${JSON.stringify(text)} is not a date (2027-01-31) or an RFC 3339 time (2027-01-31T12:00:00Z)`);
+}
+
+/**
+ * One `--suppress` value: `CODE` (every finding of the code) or `CODE=RESOURCE-GLOB`.
+ *
+ * @throws RuleError for a value without a code-shaped code or with an empty glob.
+ */
+export function parseSuppressFlag(text: string): SuppressionRule {
+  const at = text.indexOf('=');
+  const code = at < 0 ? text : text.slice(0, at);
+  const glob = at < 0 ? undefined : text.slice(at + 1);
+  if (!isCodeShaped(code))
+    throw new RuleError(`invalid --suppress ${JSON.stringify(text)}: want CODE or CODE=RESOURCE-GLOB, e.g. CT001=cachetenant/prod/*`);
+  if (glob === '') throw new RuleError(`invalid --suppress ${JSON.stringify(text)}: the resource glob after '=' is empty`);
+  return {
+    code,
+    scope: glob === undefined ? { kind: 'any' } : { kind: 'glob', pattern: globPattern(glob) },
+    ref: { source: '--suppress', match: text },
+  };
+}
+
+/** The namespace of a finding's resource (`kind/namespace/name` or `namespace/name`), if it names one. */
+export function namespaceOf(resource: string | undefined): string | undefined {
+  const parts = resource?.split('/') ?? [];
+  if (parts.length === 3 && !resource?.includes('://')) return parts[1];
+  if (parts.length === 2 && parts[0] === 'namespace') return parts[1];
+  return undefined;
+}
+
+/** Whether `rule` matches `finding` (its code is assumed equal). */
+export function scopeMatches(scope: RuleScope, finding: Finding): boolean {
+  switch (scope.kind) {
+    case 'any':
+      return true;
+    case 'glob':
+      return scope.pattern.test(finding.resource ?? '');
+    case 'resource':
+      return finding.resource === scope.resource;
+    case 'namespace':
+      return namespaceOf(finding.resource) === scope.namespace;
+  }
+}
