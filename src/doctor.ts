@@ -227,13 +227,15 @@ function countedCodes(findings: readonly Finding[], failOn: DoctorOptions['failO
   return [...new Set(findings.filter((f) => rank(f.status) >= rank(failOn)).map((f) => f.code))];
 }
 
-/** The progress line of an attempt that leaves something counted: what, and when the next attempt starts. */
+/** The progress line of an attempt: its outcome, what still counts, and when the next attempt starts. */
 function progressLine(a: Attempt, findings: readonly Finding[], failOn: DoctorOptions['failOn'], pauseMs: number | undefined): string {
+  const head = `attempt ${a.attempt} after ${formatGoDuration(Math.round(a.elapsedMs / 100) * 100)}: exit ${a.exitCode}`;
+  if (a.counted.length === 0) return `${head}, nothing at or above --fail-on ${failOn.toLowerCase()} remains`;
   const counts = new Map<string, number>();
   for (const f of findings) if (rank(f.status) >= rank(failOn)) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
   const still = [...counts].map(([code, n]) => (n === 1 ? code : `${code} x${n}`)).join(', ');
   const next = pauseMs === undefined ? 'the wait is over' : `next attempt in ${formatGoDuration(pauseMs)}`;
-  return `attempt ${a.attempt} after ${formatGoDuration(Math.round(a.elapsedMs / 100) * 100)}: exit ${a.exitCode}, still counted: ${still}; ${next}`;
+  return `${head}, still counted: ${still}; ${next}`;
 }
 
 /**
@@ -301,7 +303,7 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
     const remaining = options.waitMs - (Date.now() - started);
     const again = waiting && incomplete === undefined && unfinished.summary.exitCode !== 0 && remaining > 0;
     const pauseMs = again ? Math.min(remaining, pauseBefore(number + 1, Date.now() - attemptStart)) : undefined;
-    if (waiting && unfinished.summary.exitCode !== 0 && incomplete === undefined) {
+    if (waiting && incomplete === undefined) {
       await environment.progress?.(progressLine(attempts[attempts.length - 1] as Attempt, outcome.findings, options.failOn, pauseMs));
     }
     if (pauseMs !== undefined) await pause(pauseMs, interrupt);
