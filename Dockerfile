@@ -3,15 +3,27 @@
 # The in-cluster doctor image: one esbuild bundle on a distroless Node 24 runtime, nothing else.
 # The chart (chart/) runs it as a Helm test hook and passes `doctor -o json ...` as args.
 
+# The two bases, pinned by digest so that a rebuild cannot silently change them; override them with
+# --build-arg (`npm run image` does, with stand-ins, on a machine that cannot pull). To move to newer
+# bases, resolve the multi-arch index digest of each tag and replace it below, e.g. with
+#   crane digest gcr.io/distroless/nodejs24-debian13:nonroot
+#   docker buildx imagetools inspect node:24-trixie-slim --format '{{.Manifest.Digest}}'
+# then rebuild and run the chart's test against a cluster before publishing.
+ARG BUILD_IMAGE=node:24-trixie-slim@sha256:8ec5d7557396cfe32d21c3f9c13072355ceab22b584578ca4bb28af31120cffe
+ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian13:nonroot@sha256:9eeb7f5887d0e239e78264b06f7f11d2e14be534050481803a9e4728fcdd278e
+
 # Build stage: the same Node major as the runtime, so the bundle targets what will run it.
-FROM node:24-trixie-slim AS build
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /build
-# Dependencies first, so a source change does not reinstall them.
+# Dependencies first, so a source change does not reinstall them. No install scripts: the `node`
+# devDependency (which pins Node 24 for a workstation's `npm run`) would otherwise fetch a second Node;
+# this stage has its own, and esbuild finds its platform binary without its script.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts/build.mjs scripts/build.mjs
 COPY scripts/bundle/ scripts/bundle/
+COPY schema/ schema/
 COPY src/ src/
 # The build context has no .git: pass the commit for `inferencecache --version`, e.g.
 #   docker build --build-arg COMMIT="$(git rev-parse --short=12 HEAD)" .
@@ -19,12 +31,15 @@ ARG COMMIT=unknown
 RUN INFERENCECACHE_COMMIT="${COMMIT}" npm run build
 
 # Runtime stage: distroless Node 24 (Debian 13), user 65532, no shell, no package manager.
-# Pinned by digest so a rebuild cannot silently change the runtime. To move to a newer base, resolve the
-# multi-arch index digest of the tag and replace the one below, e.g. with
-#   crane digest gcr.io/distroless/nodejs24-debian13:nonroot
-#   docker buildx imagetools inspect gcr.io/distroless/nodejs24-debian13:nonroot --format '{{.Manifest.Digest}}'
-# then rebuild and run the chart's test against a cluster before publishing.
-FROM gcr.io/distroless/nodejs24-debian13:nonroot@sha256:9eeb7f5887d0e239e78264b06f7f11d2e14be534050481803a9e4728fcdd278e
+FROM ${RUNTIME_IMAGE}
+ARG COMMIT=unknown
+ARG VERSION=dev
+LABEL org.opencontainers.image.title="inferencecache-doctor" \
+      org.opencontainers.image.description="Diagnoses an inference-cache installation on Kubernetes; runs as the chart's Helm test" \
+      org.opencontainers.image.source="https://github.com/inference-cache/inferencecache-doctor" \
+      org.opencontainers.image.revision="${COMMIT}" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
 # Root-owned and read-only: the process (65532) can run the bundle but never change it.
 COPY --from=build --chown=0:0 --chmod=0444 /build/dist/inferencecache.mjs /inferencecache.mjs
 USER 65532:65532

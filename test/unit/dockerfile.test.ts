@@ -36,11 +36,20 @@ function parseDockerfile(text: string): Stage[] {
     pending = '';
   }
   const stages: { image: string; name: string; instructions: Instruction[] }[] = [];
+  // ARGs before the first FROM are the only ones a FROM may use: their defaults stand in for them.
+  const globalArgs = new Map<string, string>();
   for (const line of logical) {
     const [keyword = '', ...rest] = line.split(/\s+/);
     const args = rest.join(' ');
-    if (keyword.toUpperCase() === 'FROM') {
-      const [image = '', as, name] = args.split(/\s+/).filter((w) => !w.startsWith('--'));
+    if (keyword.toUpperCase() === 'ARG' && stages.length === 0) {
+      const [name = '', value = ''] = args.split('=', 2);
+      globalArgs.set(name, value);
+    } else if (keyword.toUpperCase() === 'FROM') {
+      const expanded = args.replace(
+        /\$\{(\w+)\}|\$(\w+)/g,
+        (_, a: string | undefined, b: string | undefined) => globalArgs.get(a ?? b ?? '') ?? '',
+      );
+      const [image = '', as, name] = expanded.split(/\s+/).filter((w) => !w.startsWith('--'));
       stages.push({ image, name: as?.toUpperCase() === 'AS' ? (name ?? '') : '', instructions: [] });
     } else {
       stages.at(-1)?.instructions.push({ keyword: keyword.toUpperCase(), args });
@@ -86,6 +95,13 @@ function dockerfileProblems(text: string): string[] {
 
   if (!/^(docker\.io\/library\/)?node:24(\b|[-.@])/.test(build.image))
     problems.push(`build stage is not on a Node 24 image: ${build.image}`);
+  if (!/@sha256:[0-9a-f]{64}$/.test(build.image)) problems.push(`build stage image is not pinned by digest: ${build.image}`);
+  for (const arg of ['BUILD_IMAGE', 'RUNTIME_IMAGE']) {
+    if (!new RegExp(`^ARG ${arg}=`, 'm').test(text)) problems.push(`no build arg ${arg} with today's image as its default`);
+  }
+  if (!build.instructions.some((i) => i.keyword === 'RUN' && /\bnpm ci\b.*--ignore-scripts/.test(i.args))) {
+    problems.push('npm ci runs install scripts (the node devDependency would fetch a second Node)');
+  }
   const runs = build.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
   if (!runs.some((r) => /\bnpm ci\b/.test(r))) problems.push('build stage does not run npm ci');
   if (!runs.some((r) => /\bnpm run build\b/.test(r))) problems.push('build stage does not run npm run build');
@@ -116,6 +132,19 @@ function dockerfileProblems(text: string): string[] {
       );
     }
   }
+  const labels = runtime.instructions
+    .filter((i) => i.keyword === 'LABEL')
+    .map((i) => i.args)
+    .join(' ');
+  for (const [label, value] of [
+    ['source', /^https:\/\/github\.com\/\S+$/],
+    ['revision', /^\$\{COMMIT\}$/],
+    ['version', /^\$\{VERSION\}$/],
+    ['licenses', /^Apache-2\.0$/],
+  ] as const) {
+    const found = new RegExp(`org\\.opencontainers\\.image\\.${label}="([^"]*)"`).exec(labels)?.[1];
+    if (found === undefined || !value.test(found)) problems.push(`label org.opencontainers.image.${label} is ${JSON.stringify(found)}`);
+  }
   const user = runtime.instructions.filter((i) => i.keyword === 'USER').at(-1)?.args ?? '';
   if (user !== `${NONROOT}:${NONROOT}`) problems.push(`runtime user is ${JSON.stringify(user)}, want ${NONROOT}:${NONROOT}`);
   if (runtime.instructions.some((i) => i.keyword === 'RUN')) problems.push('runtime stage has RUN (distroless has no shell)');
@@ -144,11 +173,36 @@ describe('Dockerfile', () => {
     { name: 'a short digest', edit: (t) => t.replace(/(@sha256:[0-9a-f]{12})[0-9a-f]{52}/, '$1'), problem: /pinned by digest/ },
     {
       name: 'the debian12 base',
-      edit: (t) => t.replace(/^(FROM \S*)nodejs24-debian13/m, '$1nodejs24-debian12'),
+      edit: (t) => t.replace(/^(ARG RUNTIME_IMAGE=\S*)nodejs24-debian13/m, '$1nodejs24-debian12'),
       problem: /not distroless Node 24/,
     },
     { name: 'the root variant', edit: (t) => t.replace('debian13:nonroot@', 'debian13:latest@'), problem: /nonroot pinned/ },
-    { name: 'a Node 22 build stage', edit: (t) => t.replace('node:24-', 'node:22-'), problem: /not on a Node 24 image/ },
+    {
+      name: 'a Node 22 build stage',
+      edit: (t) => t.replace(/^ARG BUILD_IMAGE=node:24-/m, 'ARG BUILD_IMAGE=node:22-'),
+      problem: /not on a Node 24 image/,
+    },
+    {
+      name: 'a build image by tag',
+      edit: (t) => t.replace(/(ARG BUILD_IMAGE=\S+)@sha256:[0-9a-f]{64}/, '$1'),
+      problem: /build stage image is not pinned/,
+    },
+    {
+      name: 'no RUNTIME_IMAGE build arg',
+      edit: (t) => t.replace(/^ARG RUNTIME_IMAGE=(\S+)$/m, '').replace('FROM ${RUNTIME_IMAGE}', 'FROM $1'),
+      problem: /no build arg RUNTIME_IMAGE/,
+    },
+    { name: 'install scripts run', edit: (t) => t.replace(' --ignore-scripts', ''), problem: /runs install scripts/ },
+    {
+      name: 'no revision label',
+      edit: (t) => t.replace(/org\.opencontainers\.image\.revision="\$\{COMMIT\}"/, 'x="y"'),
+      problem: /image\.revision is undefined/,
+    },
+    {
+      name: 'a fixed version label',
+      edit: (t) => t.replace('image.version="${VERSION}"', 'image.version="1.0"'),
+      problem: /image\.version is "1\.0"/,
+    },
     { name: 'no npm run build', edit: (t) => t.replace(/npm run build/g, 'npm run typecheck'), problem: /does not run npm run build/ },
     {
       name: 'the commit not passed to the build',

@@ -1,0 +1,121 @@
+// The image, built for real (issue: the Dockerfile was only read): `IMAGE_BASES=local npm run image`
+// builds it with buildah from the stand-in bases, and these tests look at the OCI archive as a
+// registry would and run it under runc as the kubelet would: user 65532, read-only root filesystem.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
+import { IMAGE_ARCHIVE } from '../../scripts/image/buildah.ts';
+import { BUNDLE, requireBundle } from '../support/bundle.ts';
+import { createBackend, uniqueName, type JsonReport } from '../support/cluster-objects.ts';
+import { PROJECT_ROOT, createNamespace, installCrds } from '../support/fixtures.ts';
+import { doctorRuns } from '../support/doctor-runs.ts';
+import { layerEntries, openImage, runInRunc, unpackRootfs, type OciImage } from '../support/image/oci.ts';
+import { parseReport } from '../support/report-schema.ts';
+
+const kubeconfig = inject('kubeconfig');
+const TOOLS = ['buildah', 'mmdebstrap', 'runc'];
+const missingTools = TOOLS.filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).error !== undefined);
+if (missingTools.length > 0 && process.env['CI'] === 'true') {
+  throw new Error(`the image tests must run under CI: install ${missingTools.join(', ')} (.ci/run does)`);
+}
+const skip = missingTools.length > 0 || kubeconfig === '';
+const skipReason =
+  missingTools.length > 0
+    ? ` (skipped: apt-get install ${missingTools.join(' ')})`
+    : kubeconfig === ''
+      ? ' (skipped: no control plane)'
+      : '';
+
+/** The archive is stale when it is older than the bundle it should hold. */
+function archiveIsStale(): boolean {
+  return !existsSync(IMAGE_ARCHIVE) || statSync(IMAGE_ARCHIVE).mtimeMs < statSync(BUNDLE).mtimeMs;
+}
+
+/** Every path of a root filesystem, relative to it. */
+function walk(root: string, dir = ''): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
+    const path = dir === '' ? e.name : `${dir}/${e.name}`;
+    return e.isDirectory() && !e.isSymbolicLink() ? [path, ...walk(root, path)] : [path];
+  });
+}
+
+describe.skipIf(skip)(`the image, built with buildah and run under runc${skipReason}`, () => {
+  let image: OciImage;
+  let rootfs = '';
+  const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).trim();
+  const { version } = JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+
+  beforeAll(() => {
+    requireBundle();
+    if (archiveIsStale()) {
+      execFileSync('npm', ['run', '-s', 'image'], {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, IMAGE_BASES: 'local' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+    }
+    image = openImage(IMAGE_ARCHIVE);
+    rootfs = unpackRootfs(image);
+  }, 1_200_000);
+
+  afterAll(() => {
+    if (image !== undefined) rmSync(image.dir, { recursive: true, force: true });
+  });
+
+  it('runs as 65532:65532, the bundle with the Node flags of scripts/bundle/node-flags.ts as its entrypoint', () => {
+    expect(image.config.config.User).toBe('65532:65532');
+    expect(image.config.config.Entrypoint).toEqual(['/nodejs/bin/node', ...IMAGE_NODE_FLAGS, '/inferencecache.mjs']);
+  });
+
+  it('carries the OCI labels: source, revision, version, licenses', () => {
+    expect(image.config.config.Labels).toMatchObject({
+      'org.opencontainers.image.source': 'https://github.com/inference-cache/inferencecache-doctor',
+      'org.opencontainers.image.revision': commit,
+      'org.opencontainers.image.version': version,
+      'org.opencontainers.image.licenses': 'Apache-2.0',
+    });
+  });
+
+  it('has a top layer holding only the bundle, root-owned, mode 0444', () => {
+    const top = image.layers.at(-1);
+    expect(top).toBeDefined();
+    expect(layerEntries(top as OciImage['layers'][number])).toEqual([{ path: 'inferencecache.mjs', mode: '-r--r--r--', uid: 0, gid: 0 }]);
+  });
+
+  it('has no shell, no npm and no node_modules, and Node where the entrypoint runs it', () => {
+    const paths = walk(rootfs);
+    expect(paths).toContain('nodejs/bin/node');
+    expect(paths.filter((p) => /(^|\/)(sh|bash|dash|ash)$/.test(p))).toEqual([]);
+    expect(paths.filter((p) => /(^|\/)(npm|npx|apt|apt-get|dpkg)$/.test(p))).toEqual([]);
+    expect(paths.filter((p) => /(^|\/)node_modules$/.test(p))).toEqual([]);
+  });
+
+  it('prints the commit it was built from, run under runc as 65532 with a read-only root filesystem', () => {
+    const run = runInRunc(image, rootfs, ['--version']);
+    expect(run).toEqual({ code: 0, stdout: `inferencecache version ${version} (commit ${commit})\n`, stderr: '' });
+  });
+
+  it('runs doctor --config-only against the test control plane: the report and its exit code', async () => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    await installCrds(kc);
+    const ns = uniqueName('image');
+    await createNamespace(kc, ns);
+    await createBackend(kc, ns, 'unready', {});
+    const id = await doctorRuns(kc).identity(ns, 'doctor');
+    const run = runInRunc(image, rootfs, ['doctor', '--config-only', '-o', 'json', '-n', ns, '--kubeconfig', '/kubeconfig'], {
+      '/kubeconfig': id.kubeconfig,
+    });
+    expect(run.stderr).toBe('');
+    const report = parseReport(run.stdout) as JsonReport;
+    expect(run.code).toBe(1);
+    expect(report.summary.exitCode).toBe(1);
+    expect(report.findings.filter((f) => f.status === 'WARN').map((f) => [f.code, f.resource])).toEqual([
+      ['CB001', `cachebackend/${ns}/unready`],
+      ['CB003', `cachebackend/${ns}/unready`],
+    ]);
+  }, 120_000);
+});
