@@ -5,7 +5,7 @@
 # Versions are pinned in hack/versions.env. Idempotent: existing binaries are skipped.
 #
 # Usage: hack/build-controlplane.sh [component...]
-#   components: etcd kube-apiserver kube-controller-manager helm3 helm4 (default: all)
+#   components: etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint (default: all)
 # Env: INFERENCECACHE_DOCTOR_CACHE_DIR overrides the cache root; GOMODCACHE/GOCACHE are honoured.
 # The last line printed is the bin dir (same as hack/bin-dir.sh).
 set -euo pipefail
@@ -144,6 +144,14 @@ build_helm() {
   build_bin "$dir" helm "$work" "helm.sh/helm/v${major}/cmd/helm" "$ldflags"
 }
 
+build_actionlint() {
+  have "${ACTIONLINT_DIR}/actionlint" && return 0
+  local work="${CP_WORK_ROOT}/actionlint-${ACTIONLINT_VERSION}"
+  init_module "$work" "inferencecache-doctor.local/actionlint"
+  quiet "$work" go get "github.com/rhysd/actionlint/cmd/actionlint@${ACTIONLINT_VERSION}"
+  build_bin "$ACTIONLINT_DIR" actionlint "$work" "github.com/rhysd/actionlint/cmd/actionlint" "-X main.version=${ACTIONLINT_VERSION}"
+}
+
 link_set() {
   mkdir -p "$CP_SET_DIR"
   local pair
@@ -156,7 +164,7 @@ link_set() {
 }
 
 components=("$@")
-[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4)
+[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint)
 log "versions: etcd ${ETCD_VERSION}, kubernetes ${KUBERNETES_VERSION} (staging ${K8S_STAGING_VERSION}), helm ${HELM3_VERSION} / ${HELM4_VERSION}; go $(go env GOVERSION)"
 for c in "${components[@]}"; do
   case "$c" in
@@ -165,6 +173,7 @@ for c in "${components[@]}"; do
     kube-controller-manager) build_kube kube-controller-manager "$KUBE_CONTROLLER_MANAGER_DIR" ;;
     helm3) build_helm 3 "$HELM3_VERSION" "$HELM3_DIR" ;;
     helm4) build_helm 4 "$HELM4_VERSION" "$HELM4_DIR" ;;
+    actionlint) build_actionlint ;;
     *) log "unknown component: $c"; exit 2 ;;
   esac
 done

@@ -16,6 +16,7 @@ KUBE_APISERVER_DIR="$(cp_component_dir kube-apiserver "${KUBERNETES_VERSION}")"
 KUBE_CONTROLLER_MANAGER_DIR="$(cp_component_dir kube-controller-manager "${KUBERNETES_VERSION}")"
 HELM3_DIR="$(cp_component_dir helm "${HELM3_VERSION}")"
 HELM4_DIR="$(cp_component_dir helm "${HELM4_VERSION}")"
+ACTIONLINT_DIR="$(cp_component_dir actionlint "${ACTIONLINT_VERSION}")"
 
 # One directory with symlinks to everything for this exact version set (put it on PATH / hand it to tests).
 CP_SET_DIR="${CP_BIN_ROOT}/set-k8s-${KUBERNETES_VERSION}_etcd-${ETCD_VERSION}_helm-${HELM3_VERSION}_${HELM4_VERSION}"

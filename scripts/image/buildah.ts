@@ -10,8 +10,12 @@ export const ROOT = resolve(import.meta.dirname, '../..');
 export const IMAGE_NAME = 'localhost/inferencecache-doctor';
 /** Where `npm run image` writes the image. */
 export const IMAGE_ARCHIVE = join(ROOT, 'dist', 'inferencecache-doctor.oci.tar');
-/** buildah's storage: under $INFERENCECACHE_CACHE (default ~/.cache/inferencecache-doctor). */
-export const STORAGE = join(process.env['INFERENCECACHE_CACHE'] ?? join(homedir(), '.cache', 'inferencecache-doctor'), 'buildah');
+/** buildah's storage: in the cache folder hack/ builds into ($INFERENCECACHE_DOCTOR_CACHE_DIR, else ~/.cache/inferencecache-doctor). */
+export const STORAGE = join(
+  process.env['INFERENCECACHE_DOCTOR_CACHE_DIR'] ??
+    join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'inferencecache-doctor'),
+  'buildah',
+);
 
 const GLOBAL = ['--root', join(STORAGE, 'root'), '--runroot', join(STORAGE, 'run'), '--storage-driver', 'vfs'];
 

@@ -21,6 +21,8 @@ export interface ControlPlaneBinaries {
   kubeControllerManager: string;
   helm3: string;
   helm4: string;
+  /** Lints .github/workflows in the tests. */
+  actionlint: string;
   versions: Record<string, string>;
 }
 
@@ -49,6 +51,7 @@ export function resolveBinaries(env: NodeJS.ProcessEnv = process.env): ControlPl
       kubeControllerManager: path.join(override, 'kube-controller-manager'),
       helm3: path.join(override, 'helm3'),
       helm4: path.join(override, 'helm4'),
+      actionlint: path.join(override, 'actionlint'),
       versions,
     };
   }
@@ -63,6 +66,7 @@ export function resolveBinaries(env: NodeJS.ProcessEnv = process.env): ControlPl
     kubeControllerManager: bin('kube-controller-manager', 'KUBERNETES_VERSION', 'kube-controller-manager'),
     helm3: bin('helm', 'HELM3_VERSION', 'helm'),
     helm4: bin('helm', 'HELM4_VERSION', 'helm'),
+    actionlint: bin('actionlint', 'ACTIONLINT_VERSION', 'actionlint'),
     versions,
   };
 }
