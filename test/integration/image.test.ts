@@ -14,9 +14,11 @@ import { PROJECT_ROOT, createNamespace, installCrds } from '../support/fixtures.
 import { doctorRuns } from '../support/doctor-runs.ts';
 import { layerEntries, openImage, runInRunc, unpackRootfs, type OciImage } from '../support/image/oci.ts';
 import { parseReport } from '../support/report-schema.ts';
+import { libpodCgroups, startPodmanService, type PodmanService } from '../support/image/podman.ts';
+import { GenericContainer, Wait } from 'testcontainers';
 
 const kubeconfig = inject('kubeconfig');
-const TOOLS = ['buildah', 'mmdebstrap', 'runc'];
+const TOOLS = ['buildah', 'mmdebstrap', 'runc', 'podman'];
 const missingTools = TOOLS.filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).error !== undefined);
 if (missingTools.length > 0 && process.env['CI'] === 'true') {
   throw new Error(`the image tests must run under CI: install ${missingTools.join(', ')} (.ci/run does)`);
@@ -29,9 +31,12 @@ const skipReason =
       ? ' (skipped: no control plane)'
       : '';
 
-/** The archive is stale when it is older than the bundle it should hold. */
+/** The archive is stale when it is older than the bundle it should hold or the commit it is labelled with. */
 function archiveIsStale(): boolean {
-  return !existsSync(IMAGE_ARCHIVE) || statSync(IMAGE_ARCHIVE).mtimeMs < statSync(BUNDLE).mtimeMs;
+  if (!existsSync(IMAGE_ARCHIVE)) return true;
+  const built = statSync(IMAGE_ARCHIVE).mtimeMs;
+  const committed = Number(execFileSync('git', ['log', '-1', '--format=%ct'], { cwd: PROJECT_ROOT, encoding: 'utf8' })) * 1000;
+  return built < statSync(BUNDLE).mtimeMs || built < committed;
 }
 
 /** Every path of a root filesystem, relative to it. */
@@ -118,4 +123,59 @@ describe.skipIf(skip)(`the image, built with buildah and run under runc${skipRea
       ['CB003', `cachebackend/${ns}/unready`],
     ]);
   }, 120_000);
+
+  describe("under testcontainers, through podman's Docker API", () => {
+    let podman: PodmanService | undefined;
+    let cgroupsBefore: string[] = [];
+    const tag = () => `localhost/inferencecache-doctor:${version}`;
+
+    beforeAll(async () => {
+      cgroupsBefore = libpodCgroups();
+      podman = await startPodmanService(IMAGE_ARCHIVE);
+      // testcontainers reads these when it first connects; its reaper (Ryuk) is an image no registry here serves.
+      process.env['DOCKER_HOST'] = podman.dockerHost;
+      process.env['TESTCONTAINERS_RYUK_DISABLED'] = 'true';
+    }, 120_000);
+
+    afterAll(async () => {
+      await podman?.stop();
+      // Nothing left behind: the cgroups podman made are gone with it.
+      expect(libpodCgroups()).toEqual(cgroupsBefore);
+    });
+
+    /** Runs the image once with `args` as 65532, host network, and returns what it printed. */
+    const runOnce = async (args: readonly string[], files: { source: string; target: string }[] = []): Promise<string> => {
+      let out = '';
+      const container = await new GenericContainer(tag())
+        .withCommand([...args])
+        .withUser('65532:65532')
+        .withNetworkMode('host')
+        .withCopyFilesToContainer(files)
+        .withLogConsumer((stream) => stream.on('data', (chunk: Buffer | string) => (out += chunk.toString())))
+        .withWaitStrategy(Wait.forOneShotStartup())
+        .withStartupTimeout(60_000)
+        .start();
+      await container.stop();
+      return out;
+    };
+
+    it('prints the commit it was built from', async () => {
+      expect(await runOnce(['--version'])).toBe(`inferencecache version ${version} (commit ${commit})\n`);
+    }, 120_000);
+
+    it('runs doctor --config-only against the test control plane and exits 0 on a healthy namespace', async () => {
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfig);
+      await installCrds(kc);
+      const ns = uniqueName('image-tc');
+      await createNamespace(kc, ns);
+      const id = await doctorRuns(kc).identity(ns, 'doctor');
+      const out = await runOnce(
+        ['doctor', '--config-only', '-o', 'json', '-n', ns, '--kubeconfig', '/tmp/kubeconfig'],
+        [{ source: id.kubeconfig, target: '/tmp/kubeconfig' }],
+      );
+      const report = parseReport(out.slice(out.indexOf('{'))) as JsonReport;
+      expect(report.summary).toMatchObject({ exitCode: 0, fail: 0, warn: 0 });
+    }, 120_000);
+  });
 });
