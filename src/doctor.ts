@@ -170,11 +170,10 @@ interface AttemptResult {
  * One attempt: gather what the checks declare and probe the server side by side under the attempt's
  * deadline (`--timeout`; each probe with its own, shorter one), then judge.
  */
-async function attempt(options: DoctorOptions, context: RunContext, warnings: string[]): Promise<AttemptResult> {
+async function attempt(options: DoctorOptions, context: RunContext, clock: AttemptClock, warnings: string[]): Promise<AttemptResult> {
   const { api, plan, self, environment } = context;
-  const now = environment.now();
+  const { now, signal } = clock;
   const deadline = now.getTime() + options.timeoutMs;
-  const signal = overallSignal(options.timeoutMs, environment.interrupt);
   const serverProbes = plan.probes.has('server') ? probeServer(options, api, environment.files, deadline, signal, warnings) : undefined;
   const state = await gatherClusterState(
     api,
@@ -195,6 +194,17 @@ async function attempt(options: DoctorOptions, context: RunContext, warnings: st
 /** Whether some list of the state was read (the API server answered at least that). */
 function someListRead(state: ClusterState): boolean {
   return Object.values(state).some((read: unknown) => typeof read === 'object' && read !== null && 'ok' in read && read.ok === true);
+}
+
+/** When an attempt starts (its reference instant) and the signal that ends it at `--timeout`. */
+interface AttemptClock {
+  readonly now: Date;
+  readonly signal: AbortSignal;
+}
+
+/** A clock started now: `--timeout` from this instant, or the interrupt. */
+function startClock(options: DoctorOptions, environment: RunEnvironment): AttemptClock {
+  return { now: environment.now(), signal: overallSignal(options.timeoutMs, environment.interrupt) };
 }
 
 /** What stays the same from one attempt to the next. */
@@ -277,6 +287,8 @@ async function writtenRules(options: DoctorOptions, known: ReadonlyMap<string, u
  * @throws KubeConfigError when there is no cluster to talk to; UsageError for unusable suppression rules.
  */
 export async function runDoctor(options: DoctorOptions, environment: RunEnvironment): Promise<RunResult> {
+  // The first attempt's --timeout counts from the start of the run, loading included.
+  const first = startClock(options, environment);
   const { files, interrupt } = environment;
   const guides = codeGuides(options.docsBase);
   const written = await writtenRules(options, guides);
@@ -288,7 +300,8 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
   for (;;) {
     const warnings: string[] = [];
     const attemptStart = Date.now();
-    const { findings, state } = await attempt(options, context, warnings);
+    const clock = attempts.length === 0 ? first : startClock(options, environment);
+    const { findings, state } = await attempt(options, context, clock, warnings);
     const outcome = applySuppressions(findings, [...written, ...annotationRules(state)], environment.now());
     const incomplete = interruptionOf(interrupt);
     const number = attempts.length + 1;
