@@ -1,6 +1,7 @@
 // The gates on the real test control plane: --wait riding out a controller that reconciles late, a
 // bounded --wait that gives up, a suppression by annotation on real objects, and a suppression file
 // whose expired rule stops suppressing.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +100,45 @@ describe.skipIf(kubeconfig === '')(`gates against the test control plane${skipRe
       const report = parseReport(result.stdout) as JsonReport;
       expect(report.attempts?.length).toBe(progress.length);
       expect(report.summary.exitCode).toBe(1);
+    }, 60_000);
+
+    it('SIGTERM during the pause between attempts: the last report, marked incomplete, exit 4, at once', async () => {
+      const ns = uniqueName('gates-term');
+      await createNamespace(kc, ns);
+      await createBackend(kc, ns, 'never', {});
+      const child = spawn(
+        process.execPath,
+        [requireBundle(), 'doctor', '--kubeconfig', doctor.kubeconfig, '--config-only', '-n', ns, '-o', 'json', '--wait', '5m'],
+        {
+          env: { PATH: process.env['PATH'] ?? '' },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      const firstAttempt = new Promise<void>((resolve) =>
+        child.stderr.setEncoding('utf8').on('data', (d: string) => {
+          stderr += d;
+          if (/^attempt 1 .*next attempt in/m.test(stderr)) resolve();
+        }),
+      );
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      await firstAttempt;
+      const signalled = Date.now();
+      child.kill('SIGTERM');
+      const code = await exited;
+      expect(code).toBe(4);
+      expect(stderr).toMatch(/^attempt 1 after /m);
+      // Nowhere near the 5-minute wait: the pause (or, on a slow machine, the next attempt) ends with the signal.
+      expect(Date.now() - signalled).toBeLessThan(5_000);
+      const report = parseReport(stdout) as JsonReport;
+      expect(report.summary.exitCode).toBe(4);
+      const attempts = report.attempts?.length ?? 0;
+      expect(report.summary.incomplete).toBe(
+        attempts === 1 ? 'interrupted by SIGTERM while waiting after attempt 1' : 'interrupted by SIGTERM',
+      );
+      expect(report.findings.map((f) => f.code)).toContain('CB001');
     }, 60_000);
 
     it('runs once, with no attempts in the report, without --wait', async () => {

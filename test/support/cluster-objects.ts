@@ -143,7 +143,16 @@ export async function eventsV1Event(
 
 /** The doctor's JSON report. */
 export interface JsonReport {
-  summary: { ok: number; info: number; warn: number; fail: number; exitCode: number; failOn?: string; suppressed?: number };
+  summary: {
+    ok: number;
+    info: number;
+    warn: number;
+    fail: number;
+    exitCode: number;
+    incomplete?: string;
+    failOn?: string;
+    suppressed?: number;
+  };
   findings: { code: string; status: string; check: string; resource?: string; message: string; hint?: string; docs?: string }[];
   suppressed?: {
     code: string;
