@@ -12,7 +12,7 @@ import { joinHostPort } from './go/hostport.ts';
 import type { DialResult, ProbeResults, ServerLocation, ServerProbes } from './probes/results.ts';
 import { dialTcp } from './probes/tcp-dial.ts';
 import { readBearerToken } from './probes/token.ts';
-import { EXIT_INCOMPLETE, makeReport, type Attempt, type Finding, type Report } from './report/finding.ts';
+import { EXIT_INCOMPLETE, exitCodeOf, makeReport, type Attempt, type Finding, type Report } from './report/finding.ts';
 import { rank } from './report/status.ts';
 import { fileErrorReason, interruptionOf } from './text/errors.ts';
 import { codeGuides } from './checks/codes.ts';
@@ -61,7 +61,7 @@ export interface RunEnvironment {
   readonly files: PodFiles;
   /** Aborted (with an `Interrupted` reason) when the process is told to stop; the run then ends early. */
   readonly interrupt?: AbortSignal;
-  /** Takes the progress line of each `--wait` attempt that leaves something counted (for stderr). */
+  /** Takes the progress line of each `--wait` attempt (for stderr). */
   readonly progress?: (line: string) => Promise<void>;
 }
 
@@ -232,18 +232,23 @@ function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** The distinct codes of the findings that count for the exit code, in emission order. */
-function countedCodes(findings: readonly Finding[], failOn: DoctorOptions['failOn']): string[] {
-  return [...new Set(findings.filter((f) => rank(f.status) >= rank(failOn)).map((f) => f.code))];
+/** How many findings of each code count for the exit code (at or above `failOn`), codes in emission order. */
+function countedByCode(findings: readonly Finding[], failOn: DoctorOptions['failOn']): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const f of findings) if (rank(f.status) >= rank(failOn)) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
+  return counts;
 }
 
 /** The progress line of an attempt: its outcome, what still counts, and when the next attempt starts. */
-function progressLine(a: Attempt, findings: readonly Finding[], failOn: DoctorOptions['failOn'], pauseMs: number | undefined): string {
+function progressLine(
+  a: Attempt,
+  counted: ReadonlyMap<string, number>,
+  failOn: DoctorOptions['failOn'],
+  pauseMs: number | undefined,
+): string {
   const head = `attempt ${a.attempt} after ${formatGoDuration(Math.round(a.elapsedMs / 100) * 100)}: exit ${a.exitCode}`;
-  if (a.counted.length === 0) return `${head}, nothing at or above --fail-on ${failOn.toLowerCase()} remains`;
-  const counts = new Map<string, number>();
-  for (const f of findings) if (rank(f.status) >= rank(failOn)) counts.set(f.code, (counts.get(f.code) ?? 0) + 1);
-  const still = [...counts].map(([code, n]) => (n === 1 ? code : `${code} x${n}`)).join(', ');
+  if (counted.size === 0) return `${head}, nothing at or above --fail-on ${failOn.toLowerCase()} remains`;
+  const still = [...counted].map(([code, n]) => (n === 1 ? code : `${code} x${n}`)).join(', ');
   const next = pauseMs === undefined ? 'the wait is over' : `next attempt in ${formatGoDuration(pauseMs)}`;
   return `${head}, still counted: ${still}; ${next}`;
 }
@@ -305,20 +310,20 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
     const outcome = applySuppressions(findings, [...written, ...annotationRules(state)], environment.now());
     const incomplete = interruptionOf(interrupt);
     const number = attempts.length + 1;
-    const unfinished = makeReport(outcome.findings, { failOn: options.failOn });
-    attempts.push({
+    const exitCode = exitCodeOf(outcome.findings, options.failOn);
+    const counted = countedByCode(outcome.findings, options.failOn);
+    const done: Attempt = {
       attempt: number,
       elapsedMs: Date.now() - started,
-      exitCode: incomplete === undefined ? unfinished.summary.exitCode : EXIT_INCOMPLETE,
-      counted: countedCodes(outcome.findings, options.failOn),
-    });
+      exitCode: incomplete === undefined ? exitCode : EXIT_INCOMPLETE,
+      counted: [...counted.keys()],
+    };
+    attempts.push(done);
     const waiting = options.waitMs > 0;
     const remaining = options.waitMs - (Date.now() - started);
-    const again = waiting && incomplete === undefined && unfinished.summary.exitCode !== 0 && remaining > 0;
+    const again = waiting && incomplete === undefined && exitCode !== 0 && remaining > 0;
     const pauseMs = again ? Math.min(remaining, pauseBefore(number + 1, Date.now() - attemptStart)) : undefined;
-    if (waiting && incomplete === undefined) {
-      await environment.progress?.(progressLine(attempts[attempts.length - 1] as Attempt, outcome.findings, options.failOn, pauseMs));
-    }
+    if (waiting && incomplete === undefined) await environment.progress?.(progressLine(done, counted, options.failOn, pauseMs));
     if (pauseMs !== undefined) await pause(pauseMs, interrupt);
     const stopped = interruptionOf(interrupt);
     if (pauseMs === undefined || stopped !== undefined) {

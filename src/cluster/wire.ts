@@ -81,7 +81,11 @@ export const SUPPRESS_REASON_ANNOTATION = 'inferencecache.io/doctor-suppress-rea
 
 /** The suppression annotation of an object's `metadata`, or undefined when it has none. */
 export function suppressAnnotation(raw: unknown): { codes: string; reason?: string } | undefined {
-  const annotations = obj(obj(obj(raw)?.['metadata'])?.['annotations']);
+  return suppressAnnotationIn(obj(obj(obj(raw)?.['metadata'])?.['annotations']));
+}
+
+/** The suppression annotation among `annotations` (as read, or as a projection kept them), if any. */
+export function suppressAnnotationIn(annotations: WireObject | undefined): { codes: string; reason?: string } | undefined {
   const codes = optStr(annotations?.[SUPPRESS_ANNOTATION]);
   if (codes === undefined) return undefined;
   const reason = optStr(annotations?.[SUPPRESS_REASON_ANNOTATION]);

@@ -97,6 +97,11 @@ export interface Report {
   readonly guides?: ReadonlyMap<string, CodeGuide>;
 }
 
+/** The guide the report gives a finding: its code's hint and docs, for findings that are not OK. */
+export function guideOf(report: Report, f: Finding): CodeGuide | undefined {
+  return f.status === 'OK' ? undefined : report.guides?.get(f.code);
+}
+
 /** What {@link makeReport} takes besides the findings. */
 export interface ReportOptions {
   /** Why the run stopped early; absent for a finished run. */

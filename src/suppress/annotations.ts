@@ -1,5 +1,5 @@
 import type { ClusterState, SuppressAnnotation } from '../cluster/state.ts';
-import { SUPPRESS_ANNOTATION, SUPPRESS_REASON_ANNOTATION } from '../cluster/wire.ts';
+import { SUPPRESS_ANNOTATION, suppressAnnotationIn } from '../cluster/wire.ts';
 import type { RuleScope, SuppressionRule } from './rule.ts';
 
 /** The codes an annotation lists: separated by commas or white space, empty entries dropped. */
@@ -16,6 +16,7 @@ function rulesOf(resource: string, annotation: SuppressAnnotation, scope: RuleSc
       match: code,
       ...(annotation.reason === undefined ? {} : { reason: annotation.reason }),
     },
+    location: resource,
   }));
 }
 
@@ -38,11 +39,8 @@ export function annotationRules(state: ClusterState): SuppressionRule[] {
   };
   for (const b of itemsOf(state.cacheBackends)) onObject('cachebackend', b, b.suppress);
   for (const t of itemsOf(state.cacheTenants)) onObject('cachetenant', t, t.suppress);
-  for (const p of itemsOf(state.pods)) {
-    const codes = p.annotations[SUPPRESS_ANNOTATION];
-    const reason = p.annotations[SUPPRESS_REASON_ANNOTATION];
-    onObject('pod', p, codes === undefined ? undefined : { codes, ...(reason === undefined ? {} : { reason }) });
-  }
+  // A pod keeps the install's annotations, among them the suppression ones.
+  for (const p of itemsOf(state.pods)) onObject('pod', p, suppressAnnotationIn(p.annotations));
   for (const ns of itemsOf(state.namespaces)) {
     rules.push(...rulesOf(`namespace/${ns.name}`, ns.suppress, { kind: 'namespace', namespace: ns.name }));
   }

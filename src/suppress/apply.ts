@@ -43,14 +43,6 @@ class RuleIndex {
   }
 }
 
-/** Where a rule is written, as the resource of the stage's finding about it. */
-function locationOf(rule: SuppressionRule): string {
-  const { source, match } = rule.ref;
-  if (source === '--suppress') return `--suppress ${match}`;
-  const on = / on (\S+)$/.exec(source);
-  return on?.[1] ?? source;
-}
-
 function described(rule: SuppressionRule): string {
   const { match, reason } = rule.ref;
   return `rule ${match}${reason === undefined ? '' : ` (reason: ${reason})`}`;
@@ -62,9 +54,10 @@ function described(rule: SuppressionRule): string {
  * matched no finding (SUP001), so that stale rules get noticed and removed. Pure.
  */
 export function applySuppressions(findings: readonly Finding[], rules: readonly SuppressionRule[], now: Date): SuppressionOutcome {
-  const expired = rules.filter((rule) => rule.expiresAt !== undefined && rule.expiresAt <= now.getTime());
-  const active = rules.filter((rule) => !expired.includes(rule));
   if (rules.length === 0) return { findings: [...findings], suppressed: [] };
+  const expired: SuppressionRule[] = [];
+  const active: SuppressionRule[] = [];
+  for (const rule of rules) (rule.expiresAt !== undefined && rule.expiresAt <= now.getTime() ? expired : active).push(rule);
   const index = new RuleIndex(active);
   const used = new Set<SuppressionRule>();
   const kept: Finding[] = [];
@@ -82,13 +75,13 @@ export function applySuppressions(findings: readonly Finding[], rules: readonly 
     ...expired.map((rule) =>
       emitSuppression(
         'SUP002',
-        locationOf(rule),
+        rule.location,
         `${described(rule)} expired on ${rule.ref.expires ?? '?'}: the ${rule.code} findings it matches count again`,
       ),
     ),
     ...active
       .filter((rule) => !used.has(rule))
-      .map((rule) => emitSuppression('SUP001', locationOf(rule), `${described(rule)} matched no finding of this run`)),
+      .map((rule) => emitSuppression('SUP001', rule.location, `${described(rule)} matched no finding of this run`)),
   ];
   return { findings: [...kept, ...notices], suppressed };
 }

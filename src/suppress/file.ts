@@ -69,6 +69,7 @@ export function parseSuppressFile(text: string, file: string): SuppressionRule[]
         reason,
         ...(expires === undefined ? {} : { expires }),
       },
+      location: at,
       ...(expiresAt === undefined ? {} : { expiresAt }),
     } satisfies SuppressionRule;
   });

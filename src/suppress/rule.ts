@@ -25,6 +25,11 @@ export interface SuppressionRule {
   readonly scope: RuleScope;
   /** How the report names the rule. */
   readonly ref: SuppressionRef;
+  /**
+   * Where the rule is written, as the resource of the Suppressions stage's findings about it:
+   * `--suppress CODE=GLOB`, `<file>:<line>`, or the annotated object (`cachebackend/prod/a`).
+   */
+  readonly location: string;
   /** The instant (ms since the epoch) from which the rule no longer suppresses; absent: never. */
   readonly expiresAt?: number;
 }
@@ -88,6 +93,7 @@ export function parseSuppressFlag(text: string): SuppressionRule {
     code,
     scope: glob === undefined ? { kind: 'any' } : { kind: 'glob', pattern: globPattern(glob) },
     ref: { source: '--suppress', match: text },
+    location: `--suppress ${text}`,
   };
 }
 

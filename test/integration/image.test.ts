@@ -70,6 +70,16 @@ describe.skipIf(skip)(`the image, built with buildah and run under runc${skipRea
     if (image !== undefined) rmSync(image.dir, { recursive: true, force: true });
   });
 
+  /** A new namespace on the test control plane (the CRDs installed) and a doctor identity in it. */
+  const freshNamespace = async (prefix: string) => {
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    await installCrds(kc);
+    const ns = uniqueName(prefix);
+    await createNamespace(kc, ns);
+    return { kc, ns, id: await doctorRuns(kc).identity(ns, 'doctor') };
+  };
+
   it('runs as 65532:65532, the bundle with the Node flags of scripts/bundle/node-flags.ts as its entrypoint', () => {
     expect(image.config.config.User).toBe('65532:65532');
     expect(image.config.config.Entrypoint).toEqual(['/nodejs/bin/node', ...IMAGE_NODE_FLAGS, '/inferencecache.mjs']);
@@ -104,13 +114,8 @@ describe.skipIf(skip)(`the image, built with buildah and run under runc${skipRea
   });
 
   it('runs doctor --config-only against the test control plane: the report and its exit code', async () => {
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfig);
-    await installCrds(kc);
-    const ns = uniqueName('image');
-    await createNamespace(kc, ns);
+    const { kc, ns, id } = await freshNamespace('image');
     await createBackend(kc, ns, 'unready', {});
-    const id = await doctorRuns(kc).identity(ns, 'doctor');
     const run = runInRunc(image, rootfs, ['doctor', '--config-only', '-o', 'json', '-n', ns, '--kubeconfig', '/kubeconfig'], {
       '/kubeconfig': id.kubeconfig,
     });
@@ -164,12 +169,7 @@ describe.skipIf(skip)(`the image, built with buildah and run under runc${skipRea
     }, 120_000);
 
     it('runs doctor --config-only against the test control plane and exits 0 on a healthy namespace', async () => {
-      const kc = new KubeConfig();
-      kc.loadFromFile(kubeconfig);
-      await installCrds(kc);
-      const ns = uniqueName('image-tc');
-      await createNamespace(kc, ns);
-      const id = await doctorRuns(kc).identity(ns, 'doctor');
+      const { ns, id } = await freshNamespace('image-tc');
       const out = await runOnce(
         ['doctor', '--config-only', '-o', 'json', '-n', ns, '--kubeconfig', '/tmp/kubeconfig'],
         [{ source: id.kubeconfig, target: '/tmp/kubeconfig' }],

@@ -1,4 +1,4 @@
-import type { Attempt, CodeGuide, Finding, Report, SuppressedFinding } from '../finding.ts';
+import { guideOf, type Attempt, type CodeGuide, type Finding, type Report, type SuppressedFinding } from '../finding.ts';
 import { formatGoDuration } from '../../go/duration.ts';
 import { goJson, goJsonString } from '../../go/json.ts';
 
@@ -18,11 +18,6 @@ export function findingJson(f: Finding, depth: string, guide?: CodeGuide, tail =
     `{\n${depth}${INDENT}"code": ${goJsonString(f.code)}${inner}"status": ${goJsonString(f.status)}` +
     `${inner}"check": ${goJsonString(f.check)}${resource}${inner}"message": ${goJsonString(f.message)}${advice}${tail}\n${depth}}`
   );
-}
-
-/** The guide the report gives a finding: its code's hint and docs, for findings that are not OK. */
-export function guideOf(report: Report, f: Finding): CodeGuide | undefined {
-  return f.status === 'OK' ? undefined : report.guides?.get(f.code);
 }
 
 /** A suppressed finding: the finding's fields, then `suppressedBy`, the rule that matched it. */

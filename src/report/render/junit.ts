@@ -27,14 +27,15 @@ interface Case {
   readonly skipped?: string;
 }
 
-function testcase(report: Report, c: Case, failOn: number): string {
+/** One testcase; `fails` when the finding counts for the exit code (and the report is complete). */
+function testcase(report: Report, c: Case, fails: boolean): string {
   const f = c.finding;
   const name = f.resource === undefined || f.resource === '' ? f.code : `${f.code} ${f.resource}`;
   const open = `    <testcase classname="${xml(f.check)}" name="${xml(name)}">\n`;
   const close = '    </testcase>\n';
   if (c.skipped !== undefined) return `${open}      <skipped message="${xml(c.skipped)}"/>\n${close}`;
   const text = `${f.status}: ${f.message}`;
-  if (report.summary.incomplete === undefined && rank(f.status) >= failOn) {
+  if (fails) {
     const guide = report.guides?.get(f.code);
     const lines = guide === undefined ? [text] : [text, `hint: ${guide.hint}`, `docs: ${guide.docs}`];
     return `${open}      <failure type="${xml(f.code)}" message="${xml(text)}">${lines.map(xml).join('\n')}</failure>\n${close}`;
@@ -63,22 +64,21 @@ export function* renderJunit(report: Report): Generator<string> {
     const why = `suppressed by ${s.rule.source}: ${s.rule.match}${s.rule.reason === undefined ? '' : ` (${s.rule.reason})`}`;
     add({ finding: s.finding, skipped: why });
   }
+  const { incomplete } = report.summary;
+  const fails = (c: Case) => incomplete === undefined && c.skipped === undefined && rank(c.finding.status) >= failOn;
   const counts = (cases: readonly Case[]) => ({
     tests: cases.length,
-    failures:
-      report.summary.incomplete === undefined ? cases.filter((c) => c.skipped === undefined && rank(c.finding.status) >= failOn).length : 0,
+    failures: cases.filter(fails).length,
     skipped: cases.filter((c) => c.skipped !== undefined).length,
   });
-  const all = [...suites.values()].flat();
-  const total = counts(all);
-  const { incomplete } = report.summary;
+  const total = counts([...suites.values()].flat());
   const errors = incomplete === undefined ? 0 : 1;
   yield '<?xml version="1.0" encoding="UTF-8"?>\n';
   yield `<testsuites name="inferencecache doctor" tests="${total.tests + errors}" failures="${total.failures}" errors="${errors}" skipped="${total.skipped}">\n`;
   for (const [check, cases] of suites) {
     const n = counts(cases);
     yield `  <testsuite name="${xml(check)}" tests="${n.tests}" failures="${n.failures}" errors="0" skipped="${n.skipped}">\n`;
-    for (const c of cases) yield testcase(report, c, failOn);
+    for (const c of cases) yield testcase(report, c, fails(c));
     yield '  </testsuite>\n';
   }
   if (incomplete !== undefined) {

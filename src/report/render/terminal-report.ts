@@ -1,4 +1,4 @@
-import type { Attempt, Report, Summary } from '../finding.ts';
+import { guideOf, type Attempt, type Finding, type Report, type Summary } from '../finding.ts';
 import { rank, type Status } from '../status.ts';
 import { forTerminal, type TerminalText } from '../terminal-text.ts';
 
@@ -39,14 +39,13 @@ export function toTerminal(report: Report, message: (raw: string) => string = (r
   const floor = rank(shownFrom);
   const count = floor === 0 ? 0 : report.findings.filter((f) => rank(f.status) < floor).length;
   // Escaped once per code: the docs base comes from a flag, and a report repeats a code many times.
-  const guides = new Map<string, TerminalFinding['guide']>();
-  const guideOf = (f: Report['findings'][number]): TerminalFinding['guide'] => {
-    if (f.status === 'OK' || !report.guides?.has(f.code)) return undefined;
-    if (!guides.has(f.code)) {
-      const guide = report.guides.get(f.code);
-      guides.set(f.code, guide === undefined ? undefined : { hint: forTerminal(guide.hint), docs: forTerminal(guide.docs) });
-    }
-    return guides.get(f.code);
+  const escaped = new Map<string, NonNullable<TerminalFinding['guide']>>();
+  const terminalGuide = (f: Finding): TerminalFinding['guide'] => {
+    const guide = guideOf(report, f);
+    if (guide === undefined) return undefined;
+    let text = escaped.get(f.code);
+    if (text === undefined) escaped.set(f.code, (text = { hint: forTerminal(guide.hint), docs: forTerminal(guide.docs) }));
+    return text;
   };
   return {
     summary: report.summary,
@@ -56,7 +55,7 @@ export function toTerminal(report: Report, message: (raw: string) => string = (r
     *findings(status?: Status) {
       for (const f of report.findings) {
         if ((status !== undefined && f.status !== status) || rank(f.status) < floor) continue;
-        const guide = guideOf(f);
+        const guide = terminalGuide(f);
         yield {
           code: forTerminal(f.code),
           status: f.status,

@@ -150,11 +150,12 @@ describe('doctor flags', () => {
       showOk: true,
       docsBase: 'https://docs.example.com/codes.html',
       suppress: [
-        { code: 'CB004', scope: { kind: 'any' }, ref: { source: '--suppress', match: 'CB004' } },
+        { code: 'CB004', scope: { kind: 'any' }, ref: { source: '--suppress', match: 'CB004' }, location: '--suppress CB004' },
         {
           code: 'CT001',
           scope: { kind: 'glob', pattern: /^cachetenant\/.*$/su },
           ref: { source: '--suppress', match: 'CT001=cachetenant/*' },
+          location: '--suppress CT001=cachetenant/*',
         },
       ],
       suppressFile: '/rules.yaml',

@@ -24,6 +24,7 @@ export function fileRule(line: number, code: string, resource: string | undefine
       reason,
       ...(expires === undefined ? {} : { expires }),
     },
+    location: `rules.yaml:${line}`,
     ...(expires === undefined ? {} : { expiresAt: expiryOf(expires) }),
   };
 }
@@ -38,6 +39,7 @@ export function onObject(resource: string, code: string, reason?: string): Suppr
       match: code,
       ...(reason === undefined ? {} : { reason }),
     },
+    location: resource,
   };
 }
 
@@ -47,6 +49,7 @@ export function onNamespace(namespace: string, code: string): SuppressionRule {
     code,
     scope: { kind: 'namespace', namespace },
     ref: { source: `annotation inferencecache.io/doctor-suppress on namespace/${namespace}`, match: code },
+    location: `namespace/${namespace}`,
   };
 }
 

@@ -44,6 +44,7 @@ describe('applySuppressions', () => {
       code: 'CB004',
       scope: { kind: 'resource' as const, resource: f.resource },
       ref: { source: 's', match: 'CB004' },
+      location: f.resource,
     }));
     const out = applySuppressions(findings, rules, NOW);
     expect([out.findings.length, out.suppressed.length]).toEqual([0, n]);
