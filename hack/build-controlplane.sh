@@ -5,7 +5,9 @@
 # Versions are pinned in hack/versions.env. Idempotent: existing binaries are skipped.
 #
 # Usage: hack/build-controlplane.sh [component...]
-#   components: etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint (default: all)
+#   components: etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint (default: these)
+#               node = kube-scheduler kube-proxy kubelet coredns kube-router pause (the real node of
+#               `npm run cluster:up -- --node`; each can be named alone too)
 # Env: INFERENCECACHE_DOCTOR_CACHE_DIR overrides the cache root; GOMODCACHE/GOCACHE are honoured.
 # The last line printed is the bin dir (same as hack/bin-dir.sh).
 set -euo pipefail
@@ -19,10 +21,6 @@ export GOTOOLCHAIN=local
 log() { echo "[build-controlplane] $*" >&2; }
 
 command -v go >/dev/null || { log "go not found on PATH"; exit 1; }
-
-k8s_minor_patch="${KUBERNETES_VERSION#v1.}"       # 36.3
-K8S_STAGING_VERSION="v0.${k8s_minor_patch}"        # v0.36.3
-K8S_MINOR="${k8s_minor_patch%%.*}"                 # 36
 
 # build_bin <component-dir> <binary-name> <workdir> <package> <ldflags>
 # Runs in <workdir> (a generated wrapper module). Writes atomically.
@@ -80,15 +78,18 @@ GO
   build_bin "$ETCD_DIR" etcd "$work" . ""
 }
 
+# kube_work [version]: the wrapper module for k8s.io/kubernetes at that version (default KUBERNETES_VERSION).
 kube_work() {
-  local work="${CP_WORK_ROOT}/kubernetes-${KUBERNETES_VERSION}"
+  local version="${1:-$KUBERNETES_VERSION}"
+  local staging_version="v0.${version#v1.}"
+  local work="${CP_WORK_ROOT}/kubernetes-${version}"
   if [[ ! -f "$work/.ready" ]]; then
     rm -rf "$work"
     init_module "$work" inferencecache-doctor.local/kubernetes
     local kdir
-    log "preparing wrapper module for k8s.io/kubernetes@${KUBERNETES_VERSION} in ${work}"
-    kdir=$(cd "$work" && go mod download -json "k8s.io/kubernetes@${KUBERNETES_VERSION}" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-    [[ -f "$kdir/go.mod" ]] || { log "could not download k8s.io/kubernetes@${KUBERNETES_VERSION}"; exit 1; }
+    log "preparing wrapper module for k8s.io/kubernetes@${version} in ${work}"
+    kdir=$(cd "$work" && go mod download -json "k8s.io/kubernetes@${version}" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+    [[ -f "$kdir/go.mod" ]] || { log "could not download k8s.io/kubernetes@${version}"; exit 1; }
     local staging
     staging=$(sed -n 's#^[[:space:]]*\(k8s\.io/[^[:space:]]*\) => \./staging/.*#\1#p' "$kdir/go.mod" | sort -u)
     [[ -n "$staging" ]] || { log "no staging replaces found in $kdir/go.mod"; exit 1; }
@@ -98,30 +99,100 @@ kube_work() {
       echo
       echo "replace ("
       local m
-      for m in $staging; do echo "	$m => $m ${K8S_STAGING_VERSION}"; done
+      for m in $staging; do echo "	$m => $m ${staging_version}"; done
       echo ")"
     } >> "$work/go.mod"
-    quiet "$work" go get "k8s.io/kubernetes@${KUBERNETES_VERSION}"
+    quiet "$work" go get "k8s.io/kubernetes@${version}"
     touch "$work/.ready"
   fi
   echo "$work"
 }
 
+# kube_ldflags [version]
 kube_ldflags() {
-  local f="" p
+  local version="${1:-$KUBERNETES_VERSION}" f="" p
+  local minor="${version#v1.}"; minor="${minor%%.*}"
   for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    f+=" -X ${p}.gitVersion=${KUBERNETES_VERSION} -X ${p}.gitMajor=1 -X ${p}.gitMinor=${K8S_MINOR} -X ${p}.gitTreeState=clean"
+    f+=" -X ${p}.gitVersion=${version} -X ${p}.gitMajor=1 -X ${p}.gitMinor=${minor} -X ${p}.gitTreeState=clean"
   done
   echo "$f"
 }
 
+# build_kube <cmd> <dir> [version]
 build_kube() {
-  local name="$1" dir="$2"
+  local name="$1" dir="$2" version="${3:-$KUBERNETES_VERSION}"
   have "${dir}/${name}" && return 0
   local work
-  work=$(kube_work)
-  quiet "$work" go get "k8s.io/kubernetes/cmd/${name}@${KUBERNETES_VERSION}"
-  build_bin "$dir" "$name" "$work" "k8s.io/kubernetes/cmd/${name}" "$(kube_ldflags)"
+  work=$(kube_work "$version")
+  quiet "$work" go get "k8s.io/kubernetes/cmd/${name}@${version}"
+  build_bin "$dir" "$name" "$work" "k8s.io/kubernetes/cmd/${name}" "$(kube_ldflags "$version")"
+}
+
+# CoreDNS with only the plugins a test cluster's DNS needs (kubernetes, no forward: nothing leaves
+# the machine), in plugin.cfg's order, as CoreDNS documents for custom builds.
+build_coredns() {
+  have "${COREDNS_DIR}/coredns" && return 0
+  local work="${CP_WORK_ROOT}/coredns-${COREDNS_VERSION}"
+  init_module "$work" inferencecache-doctor.local/coredns
+  cat > "$work/main.go" <<'GO'
+// Command coredns is CoreDNS with the plugins the test cluster uses, built by hack/build-controlplane.sh.
+package main
+
+import (
+	"github.com/coredns/coredns/core/dnsserver"
+	"github.com/coredns/coredns/coremain"
+
+	_ "github.com/coredns/coredns/plugin/bind"
+	_ "github.com/coredns/coredns/plugin/cache"
+	_ "github.com/coredns/coredns/plugin/errors"
+	_ "github.com/coredns/coredns/plugin/health"
+	_ "github.com/coredns/coredns/plugin/kubernetes"
+	_ "github.com/coredns/coredns/plugin/log"
+	_ "github.com/coredns/coredns/plugin/ready"
+)
+
+func init() {
+	dnsserver.Directives = []string{"bind", "ready", "health", "errors", "log", "cache", "kubernetes"}
+}
+
+func main() { coremain.Run() }
+GO
+  quiet "$work" go get "github.com/coredns/coredns@${COREDNS_VERSION}"
+  build_bin "$COREDNS_DIR" coredns "$work" . "-X github.com/coredns/coredns/coremain.GitCommit=${COREDNS_VERSION}"
+}
+
+build_kube_router() {
+  have "${KUBE_ROUTER_DIR}/kube-router" && return 0
+  local work="${CP_WORK_ROOT}/kube-router-${KUBE_ROUTER_VERSION}"
+  init_module "$work" inferencecache-doctor.local/kube-router
+  quiet "$work" go get "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@${KUBE_ROUTER_VERSION}"
+  build_bin "$KUBE_ROUTER_DIR" kube-router "$work" "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router" \
+    "-X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=${KUBE_ROUTER_VERSION}"
+}
+
+# The pod sandbox's pause image: a static program that sleeps until SIGTERM or SIGINT. No registry is
+# reachable, so the node's images are built here; the engine stand-in pods run it too.
+build_pause() {
+  have "${PAUSE_DIR}/pause" && return 0
+  local work="${CP_WORK_ROOT}/pause-${PAUSE_VERSION}"
+  init_module "$work" inferencecache-doctor.local/pause
+  cat > "$work/main.go" <<'GO'
+// Command pause holds a pod sandbox's namespaces until it is told to stop.
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	<-stop
+}
+GO
+  build_bin "$PAUSE_DIR" pause "$work" . ""
 }
 
 build_helm() {
@@ -157,7 +228,10 @@ link_set() {
   local pair
   for pair in "etcd:${ETCD_DIR}/etcd" "kube-apiserver:${KUBE_APISERVER_DIR}/kube-apiserver" \
       "kube-controller-manager:${KUBE_CONTROLLER_MANAGER_DIR}/kube-controller-manager" \
-      "helm3:${HELM3_DIR}/helm" "helm4:${HELM4_DIR}/helm"; do
+      "helm3:${HELM3_DIR}/helm" "helm4:${HELM4_DIR}/helm" \
+      "kube-scheduler:${KUBE_SCHEDULER_DIR}/kube-scheduler" "kube-proxy:${KUBE_PROXY_DIR}/kube-proxy" \
+      "kubelet:${KUBELET_DIR}/kubelet" "coredns:${COREDNS_DIR}/coredns" \
+      "kube-router:${KUBE_ROUTER_DIR}/kube-router" "pause:${PAUSE_DIR}/pause"; do
     local link="${CP_SET_DIR}/${pair%%:*}" target="${pair#*:}"
     if [[ -x "$target" ]]; then ln -sfn "$target" "$link"; fi
   done
@@ -165,7 +239,7 @@ link_set() {
 
 components=("$@")
 [[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint)
-log "versions: etcd ${ETCD_VERSION}, kubernetes ${KUBERNETES_VERSION} (staging ${K8S_STAGING_VERSION}), helm ${HELM3_VERSION} / ${HELM4_VERSION}; go $(go env GOVERSION)"
+log "versions: etcd ${ETCD_VERSION}, kubernetes ${KUBERNETES_VERSION} (kubelet ${KUBELET_VERSION}), helm ${HELM3_VERSION} / ${HELM4_VERSION}; go $(go env GOVERSION)"
 for c in "${components[@]}"; do
   case "$c" in
     etcd) build_etcd ;;
@@ -174,6 +248,14 @@ for c in "${components[@]}"; do
     helm3) build_helm 3 "$HELM3_VERSION" "$HELM3_DIR" ;;
     helm4) build_helm 4 "$HELM4_VERSION" "$HELM4_DIR" ;;
     actionlint) build_actionlint ;;
+    kube-scheduler) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR" ;;
+    kube-proxy) build_kube kube-proxy "$KUBE_PROXY_DIR" ;;
+    kubelet) build_kube kubelet "$KUBELET_DIR" "$KUBELET_VERSION" ;;
+    coredns) build_coredns ;;
+    kube-router) build_kube_router ;;
+    pause) build_pause ;;
+    node) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR"; build_kube kube-proxy "$KUBE_PROXY_DIR"
+      build_kube kubelet "$KUBELET_DIR" "$KUBELET_VERSION"; build_coredns; build_kube_router; build_pause ;;
     *) log "unknown component: $c"; exit 2 ;;
   esac
 done

@@ -20,3 +20,9 @@ ACTIONLINT_DIR="$(cp_component_dir actionlint "${ACTIONLINT_VERSION}")"
 
 # One directory with symlinks to everything for this exact version set (put it on PATH / hand it to tests).
 CP_SET_DIR="${CP_BIN_ROOT}/set-k8s-${KUBERNETES_VERSION}_etcd-${ETCD_VERSION}_helm-${HELM3_VERSION}_${HELM4_VERSION}"
+KUBE_SCHEDULER_DIR="$(cp_component_dir kube-scheduler "${KUBERNETES_VERSION}")"
+KUBE_PROXY_DIR="$(cp_component_dir kube-proxy "${KUBERNETES_VERSION}")"
+KUBELET_DIR="$(cp_component_dir kubelet "${KUBELET_VERSION}")"
+COREDNS_DIR="$(cp_component_dir coredns "${COREDNS_VERSION}")"
+KUBE_ROUTER_DIR="$(cp_component_dir kube-router "${KUBE_ROUTER_VERSION}")"
+PAUSE_DIR="$(cp_component_dir pause "${PAUSE_VERSION}")"

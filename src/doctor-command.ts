@@ -87,7 +87,7 @@ export async function runDoctorCommand(io: RunIO, options: DoctorOptions): Promi
     pod: { namespace: io.env['POD_NAMESPACE'], name: io.env['POD_NAME'] },
     files: io.files,
     interrupt: io.interrupt,
-    progress: (line) => io.err(`${forTerminal(line).toString()}\n`),
+    ...(options.quiet ? {} : { progress: (line: string) => io.err(`${forTerminal(line).toString()}\n`) }),
   });
   const { report, warnings } = await withinGrace(run, io.interrupt);
   for (const warning of warnings) await io.err(`warning: ${forTerminal(warning).toString()}\n`);

@@ -40,6 +40,11 @@ export interface DoctorOptions {
    * `failOn` remains; 0 runs them once.
    */
   readonly waitMs: number;
+  /**
+   * No `--wait` progress lines on stderr. A pod's log merges stderr into stdout in no fixed order, so
+   * the chart sets it to keep the JSON report whole there; the report's `attempts` lists every attempt.
+   */
+  readonly quiet: boolean;
   /** The deadline of one run of the checks (of each attempt under `--wait`), in milliseconds. */
   readonly timeoutMs: number;
   /**

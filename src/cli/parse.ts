@@ -49,6 +49,7 @@ Flags:
                                      release's copy in the project's repository)
       --wait duration                run the checks again until nothing at or above --fail-on remains or
                                      the duration ends, e.g. 5m (default 0: once); progress on stderr
+      --quiet                        no --wait progress lines on stderr (JSON's attempts still list them)
       --timeout duration             deadline of one run of the checks, e.g. 500ms, 30s, 2m (default 30s);
                                      under --wait, of each attempt
       --pod-labels-file string       the doctor pod's labels, as the downward API writes them, used with
@@ -164,6 +165,7 @@ function parseDoctor(args: readonly string[]): Command {
         'suppress-file': { type: 'string' },
         'docs-base': { type: 'string' },
         wait: { type: 'string', default: '0' },
+        quiet: { type: 'boolean', default: false },
         timeout: { type: 'string', default: '30s' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -205,6 +207,7 @@ function parseDoctor(args: readonly string[]): Command {
     suppress,
     ...(suppressFile === undefined ? {} : { suppressFile }),
     waitMs,
+    quiet: values.quiet,
     timeoutMs,
     ...(values['pod-labels-file'] === undefined ? {} : { podLabelsFile: values['pod-labels-file'] }),
     ...(values['termination-message-path'] === undefined ? {} : { terminationMessagePath: values['termination-message-path'] }),

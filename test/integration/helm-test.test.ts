@@ -9,9 +9,8 @@ import { ago, condition, createBackend, type JsonReport } from '../support/clust
 import { missingBinaries, resolveBinaries } from '../support/controlplane/controlplane.ts';
 import { CACHE_BACKENDS, INSTALL_NAMESPACE, createNamespace, writeStatus } from '../support/fixtures.ts';
 import { startFullCluster, type FullCluster } from '../support/full-cluster.ts';
-import { CHART_DIR, HELM_MUST_RUN, helmBinaries, runHelmAsync } from '../support/helm.ts';
+import { CHART_DIR, HELM_MUST_RUN, helmBinaries, reportIn, runHelmAsync } from '../support/helm.ts';
 import type { Faults } from '../support/reference-server/server.ts';
-import { parseReport } from '../support/report-schema.ts';
 
 const HELMS = helmBinaries().map((helm) => ({ helm, label: helm.name, short: helm.name === 'Helm 3' ? 'h3' : 'h4' }));
 const missing = [
@@ -28,18 +27,6 @@ interface HelmRun {
   readonly code: number | null;
   readonly output: string;
   readonly ms: number;
-}
-
-/** The JSON report inside `helm test --logs` output, where the pod's log follows Helm's own lines. */
-function reportIn(output: string): JsonReport {
-  const start = output.indexOf('{\n  "summary"');
-  if (start < 0) throw new Error(`no JSON report in the helm output:\n${output}`);
-  let depth = 0;
-  for (let i = start; i < output.length; i++) {
-    if (output[i] === '{') depth++;
-    else if (output[i] === '}' && --depth === 0) return parseReport(output.slice(start, i + 1)) as JsonReport;
-  }
-  throw new Error(`unterminated JSON report in the helm output:\n${output}`);
 }
 
 const codes = (report: JsonReport) => report.findings.map((f) => f.code);

@@ -2,16 +2,17 @@
 // builds it with buildah from the stand-in bases, and these tests look at the OCI archive as a
 // registry would and run it under runc as the kubelet would: user 65532, read-only root filesystem.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
 import { IMAGE_ARCHIVE } from '../../scripts/image/buildah.ts';
-import { BUNDLE, requireBundle } from '../support/bundle.ts';
+import { requireBundle } from '../support/bundle.ts';
 import { createBackend, uniqueName, type JsonReport } from '../support/cluster-objects.ts';
 import { PROJECT_ROOT, createNamespace, installCrds } from '../support/fixtures.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';
+import { ensureImage } from '../support/image/build.ts';
 import { layerEntries, openImage, runInRunc, unpackRootfs, type OciImage } from '../support/image/oci.ts';
 import { parseReport } from '../support/report-schema.ts';
 import { libpodCgroups, startPodmanService, type PodmanService } from '../support/image/podman.ts';
@@ -31,14 +32,6 @@ const skipReason =
       ? ' (skipped: no control plane)'
       : '';
 
-/** The archive is stale when it is older than the bundle it should hold or the commit it is labelled with. */
-function archiveIsStale(): boolean {
-  if (!existsSync(IMAGE_ARCHIVE)) return true;
-  const built = statSync(IMAGE_ARCHIVE).mtimeMs;
-  const committed = Number(execFileSync('git', ['log', '-1', '--format=%ct'], { cwd: PROJECT_ROOT, encoding: 'utf8' })) * 1000;
-  return built < statSync(BUNDLE).mtimeMs || built < committed;
-}
-
 /** Every path of a root filesystem, relative to it. */
 function walk(root: string, dir = ''): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
@@ -55,13 +48,7 @@ describe.skipIf(skip)(`the image, built with buildah and run under runc${skipRea
 
   beforeAll(() => {
     requireBundle();
-    if (archiveIsStale()) {
-      execFileSync('npm', ['run', '-s', 'image'], {
-        cwd: PROJECT_ROOT,
-        env: { ...process.env, IMAGE_BASES: 'local' },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
-    }
+    ensureImage();
     image = openImage(IMAGE_ARCHIVE);
     rootfs = unpackRootfs(image);
   }, 1_200_000);

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { collectProcess, type BundleRun } from './bundle.ts';
+import type { JsonReport } from './cluster-objects.ts';
 import { PROJECT_ROOT, type KubeObject } from './fixtures.ts';
+import { parseReport } from './report-schema.ts';
 
 /** The chart under test. */
 export const CHART_DIR = join(PROJECT_ROOT, 'chart');
@@ -188,4 +190,16 @@ export function only(objects: readonly KubeObject[], kind: string, name?: string
   const found = objects.filter((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
   if (found.length !== 1) throw new Error(`expected one ${kind}${name === undefined ? '' : ` ${name}`}, found ${found.length}`);
   return found[0] as KubeObject;
+}
+
+/** The JSON report inside `helm test --logs` output, where the pod's log follows Helm's own lines. */
+export function reportIn(output: string): JsonReport {
+  const start = output.indexOf('{\n  "summary"');
+  if (start < 0) throw new Error(`no JSON report in the helm output:\n${output}`);
+  let depth = 0;
+  for (let i = start; i < output.length; i++) {
+    if (output[i] === '{') depth++;
+    else if (output[i] === '}' && --depth === 0) return parseReport(output.slice(start, i + 1)) as JsonReport;
+  }
+  throw new Error(`unterminated JSON report in the helm output:\n${output}`);
 }

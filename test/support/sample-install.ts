@@ -82,7 +82,27 @@ async function startServerOnFreeLoopback(opts: SampleInstallOptions, kubeconfig:
 }
 
 /** The healthy workload: a managed backend with a reachable endpoint and an injected engine pod, a tenant within quota, one policy. */
-async function createHealthyWorkload(kc: KubeConfig, namespace: string, remoteEndpoint: string, nodeName: string): Promise<void> {
+/**
+ * The healthy backend's status as its controller writes it, the last KV event 5 s ago. A suite that runs
+ * for minutes writes it again before a run that must find the index fresh (CB004 after 2 minutes).
+ */
+export function healthyBackendStatus(remoteEndpoint: string): Record<string, unknown> {
+  return {
+    conditions: [condition('Ready', 'True', 'Serving', 'index live')],
+    matchedEnginePods: 1,
+    firstKVEventObservedAt: ago(3_600_000),
+    indexParticipation: { prefixCount: 42, lastEventAt: ago(5_000) },
+    remoteStorage: { endpoint: remoteEndpoint },
+  };
+}
+
+/** `nodeName`: the node the engine pod is bound to; undefined where a real scheduler binds it. */
+export async function createHealthyWorkload(
+  kc: KubeConfig,
+  namespace: string,
+  remoteEndpoint: string,
+  nodeName: string | undefined,
+): Promise<void> {
   await createNamespace(kc, namespace);
   const { uid } = await createBackend(
     kc,
@@ -93,13 +113,7 @@ async function createHealthyWorkload(kc: KubeConfig, namespace: string, remoteEn
       engineSelector: { matchLabels: { app: 'chat-engine' } },
       remoteStorage: { provider: 'Redis', ownership: 'Managed' },
     },
-    {
-      conditions: [condition('Ready', 'True', 'Serving', 'index live')],
-      matchedEnginePods: 1,
-      firstKVEventObservedAt: ago(3_600_000),
-      indexParticipation: { prefixCount: 42, lastEventAt: ago(5_000) },
-      remoteStorage: { endpoint: remoteEndpoint },
-    },
+    healthyBackendStatus(remoteEndpoint),
   );
   await createPod(
     kc,
@@ -112,7 +126,7 @@ async function createHealthyWorkload(kc: KubeConfig, namespace: string, remoteEn
     },
   );
   // A healthy install's engine pod has been scheduled (NodeFit judges only pods still waiting for a node).
-  await bindPod(kc, namespace, 'chat-engine-0', nodeName);
+  if (nodeName !== undefined) await bindPod(kc, namespace, 'chat-engine-0', nodeName);
   await createTenant(
     kc,
     namespace,

@@ -2,6 +2,9 @@
 //   node test/support/controlplane/cli.ts up [--with-controller-manager]   -> last line: export KUBECONFIG=...
 //   node test/support/controlplane/cli.ts up --full   control plane + kube-controller-manager + the healthy
 //                                                     sample install + reference server + kubelet stand-in
+//   node test/support/controlplane/cli.ts up --node   control plane + a real node (kube-scheduler, containerd,
+//                                                     kubelet, CNI bridge, kube-proxy, CoreDNS, kube-router)
+//                                                     + the sample install as pods (root; see README)
 //   node test/support/controlplane/cli.ts down
 //   node test/support/controlplane/cli.ts status
 // State: ${XDG_RUNTIME_DIR:-os.tmpdir()}/inferencecache-doctor-cluster.json (override: CONTROLPLANE_STATE_FILE).
@@ -9,10 +12,13 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { NODE_NAME, POD_CIDR, SERVICE_CIDR } from '../node/addresses.ts';
+import { nodeLeftovers, startNodeCluster, stopNodeCluster, type NodeClusterState } from '../node/cluster.ts';
+import { WORKLOAD_NAMESPACE, deploySampleInstall } from '../node/sample-install.ts';
 import { REPO_ROOT, controlPlaneState, isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
 
 /** The state file of `up --full` has the pid of the process holding the stand-in and the reference server. */
-type State = ControlPlaneState & { fullPid?: number; serverAddress?: string; controllerTokenFile?: string };
+type State = ControlPlaneState & { fullPid?: number; serverAddress?: string; controllerTokenFile?: string; node?: NodeClusterState };
 
 const stateFile =
   process.env['CONTROLPLANE_STATE_FILE'] || path.join(process.env['XDG_RUNTIME_DIR'] || os.tmpdir(), 'inferencecache-doctor-cluster.json');
@@ -64,6 +70,31 @@ async function up(args: string[]): Promise<void> {
     return;
   }
   if (existing) await down();
+  if (args.includes('--node')) {
+    const log = (m: string) => console.error(`[node] ${m}`);
+    const record = (node: NodeClusterState): State => {
+      const state: State = { ...node.controlPlane, node };
+      fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
+      return state;
+    };
+    const cluster = await startNodeCluster({ detached: true, log, onState: record }).catch((err: unknown) => {
+      if (process.env['KEEP_CP'] !== '1') fs.rmSync(stateFile, { force: true });
+      throw err;
+    });
+    const state = record(cluster.state);
+    log('deploying the sample install as pods');
+    await deploySampleInstall(cluster.kc, log);
+    log(
+      `up: ${state.server}; node ${NODE_NAME} Ready; pods ${POD_CIDR}, Services ${SERVICE_CIDR}; sample workload in ${WORKLOAD_NAMESPACE}`,
+    );
+    log('try: IMAGE_BASES=local npm run image (once), then');
+    log(
+      '  helm install doctor chart -n inference-cache-system --set image.repository=localhost/inferencecache-doctor --set image.tag=0.1.0 --set image.pullPolicy=Never && helm test doctor -n inference-cache-system --logs',
+    );
+    log(`logs: ${cluster.state.dir}/*.log and ${state.dir}`);
+    console.log(`export KUBECONFIG=${state.kubeconfigPath}`);
+    return;
+  }
   if (args.includes('--full')) {
     if (!fs.existsSync(path.join(REPO_ROOT, 'dist/inferencecache.mjs')))
       throw new Error('the stand-in runs the doctor bundle: run npm run build first');
@@ -103,7 +134,12 @@ async function down(): Promise<void> {
     process.kill(state.fullPid, 'SIGTERM');
     for (const deadline = Date.now() + 30_000; isAlive(state.fullPid) && Date.now() < deadline;) await sleep(100);
   }
-  await stopControlPlane(state);
+  if (state.node !== undefined) {
+    const problems = await stopNodeCluster(state.node, (m) => console.error(`[node] ${m}`));
+    const left = nodeLeftovers(state.node);
+    for (const p of [...problems, ...left]) console.error(`[node] left behind: ${p}`);
+    if (left.length > 0) process.exitCode = 1;
+  } else await stopControlPlane(state);
   fs.rmSync(stateFile, { force: true });
   console.error(`[controlplane] stopped${process.env['KEEP_CP'] === '1' ? ` (kept ${state.dir})` : ''}`);
 }
@@ -125,7 +161,7 @@ try {
   else if (cmd === 'down') await down();
   else if (cmd === 'status') status();
   else {
-    console.error('usage: cli.ts up [--with-controller-manager | --full] | down | status');
+    console.error('usage: cli.ts up [--with-controller-manager | --full | --node] | down | status');
     process.exitCode = 2;
   }
 } catch (err) {

@@ -98,6 +98,15 @@ export interface ControlPlaneOptions {
   readyTimeoutMs?: number;
   binaries?: ControlPlaneBinaries;
   extraApiServerArgs?: string[];
+  extraControllerManagerArgs?: string[];
+  /**
+   * The address kube-apiserver binds and advertises (default 127.0.0.1). A real node's pods reach the
+   * API server through the `kubernetes` Service, whose endpoint must be an address they can route to, so
+   * the node mode gives the node's own address; the serving certificate then names it too.
+   */
+  address?: string;
+  /** More users the API server knows by a bearer token: name → groups (the tokens are in the state). */
+  users?: Record<string, readonly string[]>;
   log?: (msg: string) => void;
 }
 
@@ -107,6 +116,8 @@ export interface ControlPlaneState {
   server: string;
   caFile: string;
   adminToken: string;
+  /** Bearer tokens of the `users` option, by user name. */
+  userTokens: Record<string, string>;
   auditLogPath: string;
   pids: { etcd: number; apiserver: number; controllerManager?: number };
   logs: { etcd: string; apiserver: string; controllerManager?: string };
@@ -125,6 +136,7 @@ export function controlPlaneState(cp: ControlPlane): ControlPlaneState {
 }
 
 const ADMIN_USER = 'inferencecache-test-admin';
+const LOOPBACK = '127.0.0.1';
 const SA_ISSUER = 'https://kubernetes.default.svc';
 
 /** Returns n distinct free loopback ports. */
@@ -161,7 +173,7 @@ interface Pki {
 }
 
 /** CA, apiserver serving cert, ServiceAccount RSA key pair, via the openssl CLI. */
-function generatePki(dir: string): Pki {
+function generatePki(dir: string, address: string): Pki {
   const pki = path.join(dir, 'pki');
   fs.mkdirSync(pki, { recursive: true });
   openssl(
@@ -187,7 +199,7 @@ function generatePki(dir: string): Pki {
     pki,
   );
   const san = [
-    'IP:127.0.0.1',
+    ...new Set(['IP:127.0.0.1', `IP:${address}`]),
     'IP:10.96.0.1',
     'DNS:localhost',
     'DNS:kubernetes',
@@ -247,7 +259,7 @@ export function writeKubeconfig(file: string, server: string, caFile: string, us
   fs.writeFileSync(file, toYaml(doc), { mode: 0o600 });
 }
 
-function spawnLogged(bin: string, args: string[], logFile: string, detached: boolean): number {
+export function spawnLogged(bin: string, args: string[], logFile: string, detached: boolean): number {
   const fd = fs.openSync(logFile, 'a');
   try {
     // Always its own process group, so stop() can kill the whole group.
@@ -262,6 +274,8 @@ function spawnLogged(bin: string, args: string[], logFile: string, detached: boo
 }
 
 export function isAlive(pid: number): boolean {
+  // 0 and negative numbers name process groups, not a process.
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -270,7 +284,7 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal);
   } catch {
@@ -354,7 +368,7 @@ function tail(file: string, lines = 30): string {
   }
 }
 
-async function waitFor(what: string, timeoutMs: number, pid: number, logFile: string, probe: () => Promise<boolean>): Promise<void> {
+export async function waitFor(what: string, timeoutMs: number, pid: number, logFile: string, probe: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastErr = '';
   while (Date.now() < deadline) {
@@ -370,7 +384,7 @@ async function waitFor(what: string, timeoutMs: number, pid: number, logFile: st
 }
 
 /** GET url, true on 200. For https the server certificate is not verified (loopback health probes only). */
-function httpGetOk(url: string): Promise<boolean> {
+export function httpGetOk(url: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const onRes = (res: http.IncomingMessage) => {
       res.resume();
@@ -402,6 +416,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   }
   const detached = opts.detached === true;
   const readyTimeoutMs = opts.readyTimeoutMs ?? 60_000;
+  const address = opts.address ?? LOOPBACK;
 
   const dir = fs.mkdtempSync(path.join(opts.baseDir ?? os.tmpdir(), 'inferencecache-cp-'));
   const [etcdClientPort, etcdPeerPort, apiPort, kcmPort] = (await freePorts(4)) as [number, number, number, number];
@@ -415,14 +430,19 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   };
 
   try {
-    const pki = generatePki(dir);
+    const pki = generatePki(dir, address);
     const adminToken = randomBytes(24).toString('hex');
     const kcmToken = randomBytes(24).toString('hex');
+    const users = opts.users ?? {};
+    const userTokens = Object.fromEntries(Object.keys(users).map((user) => [user, randomBytes(24).toString('hex')]));
     const tokenFile = path.join(dir, 'tokens.csv');
     fs.writeFileSync(
       tokenFile,
       `${adminToken},${ADMIN_USER},${ADMIN_USER},"system:masters"\n` +
-        `${kcmToken},system:kube-controller-manager,system:kube-controller-manager,"system:masters"\n`,
+        `${kcmToken},system:kube-controller-manager,system:kube-controller-manager,"system:masters"\n` +
+        Object.entries(userTokens)
+          .map(([user, token]) => `${token},${user},${user},"${users[user]?.join(',') ?? ''}"\n`)
+          .join(''),
       { mode: 0o600 },
     );
     const auditPolicy = path.join(dir, 'audit-policy.yaml');
@@ -461,14 +481,14 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     await waitFor('etcd', readyTimeoutMs, pids.etcd, logs.etcd, () => httpGetOk(`${etcdClient}/health`));
 
     // --- kube-apiserver
-    const server = `https://127.0.0.1:${apiPort}`;
+    const server = `https://${address}:${apiPort}`;
     log(`starting kube-apiserver on ${server}`);
     pids.apiserver = spawnLogged(
       bins.kubeApiserver,
       [
         `--etcd-servers=${etcdClient}`,
-        '--bind-address=127.0.0.1',
-        '--advertise-address=127.0.0.1',
+        `--bind-address=${address}`,
+        `--advertise-address=${address}`,
         `--secure-port=${apiPort}`,
         `--cert-dir=${path.join(dir, 'apiserver-certs')}`,
         `--tls-cert-file=${pki.servingCert}`,
@@ -487,8 +507,9 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         '--service-cluster-ip-range=10.96.0.0/16',
         '--allow-privileged=true',
         '--enable-priority-and-fairness=false',
-        // the default lease reconciler tries to publish 127.0.0.1 in Endpoints/kubernetes, which validation rejects
-        '--endpoint-reconciler-type=none',
+        // the lease reconciler publishes the advertised address in the `kubernetes` Service's endpoints,
+        // which validation rejects for 127.0.0.1
+        `--endpoint-reconciler-type=${address === LOOPBACK ? 'none' : 'lease'}`,
         '--profiling=false',
         ...(opts.extraApiServerArgs ?? []),
       ],
@@ -537,6 +558,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
           '--leader-elect=false',
           '--service-cluster-ip-range=10.96.0.0/16',
           '--profiling=false',
+          ...(opts.extraControllerManagerArgs ?? []),
         ],
         logs.controllerManager,
         detached,
@@ -553,6 +575,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       server,
       caFile: pki.caFile,
       adminToken,
+      userTokens,
       auditLogPath,
       pids: { ...pids },
       logs: { ...logs },

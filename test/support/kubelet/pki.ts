@@ -55,8 +55,8 @@ function signedCert(dir: string, name: string, subject: string, ext: string): vo
   );
 }
 
-/** Creates a CA, a serving certificate (IP 127.0.0.1, DNS `nodeName`) and an API-server client certificate in `dir`. */
-export function createKubeletPki(dir: string, nodeName = 'standin-node'): KubeletPki {
+/** Creates a CA, a serving certificate (`ips`, default 127.0.0.1; DNS `nodeName`) and an API-server client certificate in `dir`. */
+export function createKubeletPki(dir: string, nodeName = 'standin-node', ips: readonly string[] = ['127.0.0.1']): KubeletPki {
   fs.mkdirSync(dir, { recursive: true });
   openssl(
     [
@@ -84,7 +84,7 @@ export function createKubeletPki(dir: string, nodeName = 'standin-node'): Kubele
     dir,
     'serving',
     `/CN=system:node:${nodeName}/O=system:nodes`,
-    `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:${nodeName}\n`,
+    `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${ips.map((ip) => `IP:${ip}`).join(',')},DNS:${nodeName}\n`,
   );
   signedCert(
     dir,

@@ -100,6 +100,7 @@ describe('doctor flags', () => {
       showOk: false,
       suppress: [],
       waitMs: 0,
+      quiet: false,
       timeoutMs: 30_000,
     });
   });
@@ -131,6 +132,7 @@ describe('doctor flags', () => {
       '/rules.yaml',
       '--docs-base',
       'https://docs.example.com/codes.html',
+      '--quiet',
       '--wait',
       '90s',
       '--timeout',
@@ -160,6 +162,7 @@ describe('doctor flags', () => {
       ],
       suppressFile: '/rules.yaml',
       waitMs: 90_000,
+      quiet: true,
       timeoutMs: 120_000,
     });
     expect(doctor('--namespace=x', '--output=table').namespace).toBe('x');

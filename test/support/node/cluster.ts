@@ -1,0 +1,480 @@
+/**
+ * A cluster with a real node: the control plane (etcd, kube-apiserver, kube-controller-manager) plus
+ * kube-scheduler, containerd with runc, the kubelet, the CNI bridge, kube-proxy in iptables mode,
+ * CoreDNS and kube-router's NetworkPolicy firewall, all on this machine and inside it (see
+ * addresses.ts). `startNodeCluster` brings it up; `stopNodeCluster` takes it down from its state (also
+ * from another process: `cluster:down`) and `nodeLeftovers` says what, if anything, it left behind.
+ *
+ * @module
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import {
+  controlPlaneState,
+  freePorts,
+  httpGetOk,
+  isAlive,
+  killGroup,
+  readPinnedVersions,
+  spawnLogged,
+  startControlPlane,
+  stopControlPlane,
+  waitFor,
+  writeKubeconfig,
+  type ControlPlaneState,
+} from '../controlplane/controlplane.ts';
+import { applyObjects } from '../fixtures.ts';
+import { createKubeletPki, kubeletApiServerArgs } from '../kubelet/pki.ts';
+import { NODE_IP, NODE_NAME, POD_CIDR, SERVICE_CIDR } from './addresses.ts';
+import { KUBE_ROUTER_USER, coreDnsObjects, kubeRouterObjects } from './addons.ts';
+import { containerdPaths, importImage, removeAllContainers, startContainerd } from './containerd.ts';
+import {
+  networkLeftovers,
+  netns,
+  recordHostNetwork,
+  setUpHostNetwork,
+  tearDownHostNetwork,
+  type HostNetworkRecord,
+} from './host-network.ts';
+import { buildNodeImages } from './images.ts';
+import { startKubelet } from './kubelet.ts';
+
+/** The node's programs, where hack/build-controlplane.sh puts them. */
+export interface NodeBinaries {
+  readonly kubeScheduler: string;
+  readonly kubeProxy: string;
+  readonly kubelet: string;
+  readonly coredns: string;
+  readonly kubeRouter: string;
+  readonly pause: string;
+}
+
+const CACHE_DIR =
+  process.env['INFERENCECACHE_DOCTOR_CACHE_DIR'] ??
+  join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'inferencecache-doctor');
+
+/** The node's programs for the pinned versions (same layout as hack/lib.sh). */
+export function nodeBinaries(): NodeBinaries {
+  const v = readPinnedVersions();
+  const bin = (component: string, key: string) => join(CACHE_DIR, 'bin', `${component}-${v[key] ?? 'unknown'}`, component);
+  return {
+    kubeScheduler: bin('kube-scheduler', 'KUBERNETES_VERSION'),
+    kubeProxy: bin('kube-proxy', 'KUBERNETES_VERSION'),
+    kubelet: bin('kubelet', 'KUBELET_VERSION'),
+    coredns: bin('coredns', 'COREDNS_VERSION'),
+    kubeRouter: bin('kube-router', 'KUBE_ROUTER_VERSION'),
+    pause: bin('pause', 'PAUSE_VERSION'),
+  };
+}
+
+/** Debian packages the node needs (what .ci/run installs). */
+const TOOLS = ['containerd', 'ctr', 'runc', 'iptables', 'iptables-save', 'iptables-restore', 'ipset', 'nft', 'ip', 'buildah'];
+const CNI_PLUGINS = ['/usr/lib/cni/bridge', '/usr/lib/cni/host-local', '/usr/lib/cni/loopback'];
+
+/** What the node needs and this machine lacks (programs, packages, root); empty when it can run. */
+export function missingForNode(): string[] {
+  const missing: string[] = Object.values(nodeBinaries()).filter((f) => !existsSync(f));
+  for (const tool of TOOLS) if (spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0) missing.push(tool);
+  missing.push(...CNI_PLUGINS.filter((f) => !existsSync(f)));
+  if (process.getuid?.() !== 0) missing.push('root');
+  return missing;
+}
+
+/** Everything needed to take the cluster down, from any process. */
+export interface NodeClusterState {
+  readonly controlPlane: ControlPlaneState;
+  readonly dir: string;
+  readonly network: HostNetworkRecord;
+  /** Cgroup folders `kubepods` that existed before (none, normally): never removed. */
+  readonly cgroupsBefore: readonly string[];
+  /** Which of {@link HOST_PATHS} existed before. */
+  readonly hostPathsBefore: readonly string[];
+  readonly pids: Record<string, number>;
+  readonly containerdSocket: string;
+  /** The binaries of kube-proxy and kube-router, for their cleanup modes. */
+  readonly bins: NodeBinaries;
+}
+
+/** A running cluster with a real node. */
+export interface NodeCluster {
+  readonly state: NodeClusterState;
+  readonly kc: KubeConfig;
+  stop(): Promise<void>;
+}
+
+export interface NodeClusterOptions {
+  readonly detached?: boolean;
+  readonly log?: (line: string) => void;
+  /**
+   * Called with the state as soon as the control plane runs (its `pids` fill in as processes start), so
+   * a caller can record it before anything else can fail: `cluster:down` then takes down whatever was
+   * started. With KEEP_CP=1 a failed start leaves everything running for a look at its logs.
+   */
+  readonly onState?: (state: NodeClusterState) => void;
+}
+
+/**
+ * Folders outside the node's own that runc (its state), the CNI library (its result cache) and the CNI
+ * plugins (named network namespaces) create at fixed paths. Removed at teardown when they did not exist
+ * before.
+ */
+const HOST_PATHS = ['/run/containerd', '/var/lib/cni', '/run/netns'];
+
+/** The cgroup folders the kubelet makes (`kubepods` in each v1 hierarchy). */
+function kubepodsCgroups(): string[] {
+  const root = '/sys/fs/cgroup';
+  return readdirSync(root)
+    .map((h) => join(root, h, 'kubepods'))
+    .filter((p) => existsSync(p));
+}
+
+/** Pids of every process in a cgroup tree. */
+function cgroupProcs(dir: string): number[] {
+  const here = existsSync(join(dir, 'cgroup.procs'))
+    ? readFileSync(join(dir, 'cgroup.procs'), 'utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map(Number)
+    : [];
+  return [
+    ...here,
+    ...readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .flatMap((e) => cgroupProcs(join(dir, e.name))),
+  ];
+}
+
+/** Removes a cgroup tree depth first (rmdir only: a cgroup with processes stays, and is reported). */
+function removeCgroupTree(dir: string): void {
+  for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) removeCgroupTree(join(dir, e.name));
+  try {
+    rmdirSync(dir);
+  } catch {
+    /* reported by nodeLeftovers */
+  }
+}
+
+/** Mount points at or under `dir`, deepest first. */
+function mountsUnder(dir: string): string[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((l) => (l.split(' ')[4] ?? '').replace(/\\040/g, ' '))
+    .filter((m) => m === dir || m.startsWith(`${dir}/`))
+    .sort((a, b) => b.length - a.length);
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function kubeconfigFor(state: ControlPlaneState, dir: string, user: string): string {
+  const file = join(dir, `${user.replace(/[^a-z0-9-]/gi, '_')}.kubeconfig`);
+  const token = state.userTokens[user];
+  if (token === undefined) throw new Error(`no token for ${user}`);
+  writeKubeconfig(file, state.server, state.caFile, user, token);
+  return file;
+}
+
+/** Waits until `check` holds, or throws with what it last saw. */
+async function until(what: string, timeoutMs: number, check: () => Promise<string | true>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const r = await check();
+      if (r === true) return;
+      last = r;
+    } catch (err) {
+      last = (err as Error).message;
+    }
+    await sleep(500);
+  }
+  throw new Error(`${what} within ${timeoutMs / 1000}s: ${last}`);
+}
+
+/** Starts the whole cluster. On failure everything already started is taken down again. */
+export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<NodeCluster> {
+  const log = opts.log ?? (() => undefined);
+  const detached = opts.detached === true;
+  const missing = missingForNode();
+  if (missing.length > 0)
+    throw new Error(`the real node needs: ${missing.join(', ')} (hack/build-controlplane.sh node; .ci/run installs the packages)`);
+  const bins = nodeBinaries();
+  // Short: unix socket paths under it must stay within 108 bytes.
+  const dir = mkdtempSync(join(tmpdir(), 'icd-node-'));
+  const network = recordHostNetwork();
+  const cgroupsBefore = kubepodsCgroups();
+  const hostPathsBefore = HOST_PATHS.filter((p) => existsSync(p));
+  const pids: Record<string, number> = {};
+  const paths = containerdPaths(dir);
+  let controlPlane: ControlPlaneState | undefined;
+  const state = (): NodeClusterState => {
+    if (controlPlane === undefined) throw new Error('no control plane');
+    return { controlPlane, dir, network, cgroupsBefore, hostPathsBefore, pids, containerdSocket: paths.socket, bins };
+  };
+  try {
+    log(`host network: ${NODE_IP} on the node's interface, pods in ${POD_CIDR}, Services in ${SERVICE_CIDR}`);
+    setUpHostNetwork();
+    const pki = createKubeletPki(join(dir, 'kubelet-pki'), NODE_NAME, [NODE_IP]);
+    const cp = await startControlPlane({
+      startControllerManager: true,
+      address: NODE_IP,
+      detached,
+      extraApiServerArgs: kubeletApiServerArgs(pki),
+      users: {
+        [`system:node:${NODE_NAME}`]: ['system:nodes'],
+        'system:kube-proxy': [],
+        'system:kube-scheduler': [],
+        [KUBE_ROUTER_USER]: [],
+      },
+      log,
+    });
+    controlPlane = controlPlaneState(cp);
+    opts.onState?.(state());
+    /** Records a started process at once, so a failure later still takes it down. */
+    const started = (name: string, pid: number): number => {
+      pids[name] = pid;
+      opts.onState?.(state());
+      return pid;
+    };
+    const kc = new KubeConfig();
+    kc.loadFromFile(cp.kubeconfigPath);
+    const [schedulerPort, kubeletPort, kubeletHealthz, proxyHealthz, proxyMetrics, routerHealth] = (await freePorts(6)) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+
+    log('starting kube-scheduler');
+    const schedulerKubeconfig = kubeconfigFor(controlPlane, dir, 'system:kube-scheduler');
+    started(
+      'kube-scheduler',
+      spawnLogged(
+        bins.kubeScheduler,
+        [
+          `--kubeconfig=${schedulerKubeconfig}`,
+          `--authentication-kubeconfig=${schedulerKubeconfig}`,
+          `--authorization-kubeconfig=${schedulerKubeconfig}`,
+          '--bind-address=127.0.0.1',
+          `--secure-port=${schedulerPort}`,
+          '--leader-elect=false',
+        ],
+        join(dir, 'kube-scheduler.log'),
+        detached,
+      ),
+    );
+
+    log('building the node images (cached) and starting containerd');
+    const images = await buildNodeImages(join(CACHE_DIR, 'node-images'), { pause: bins.pause, coredns: bins.coredns });
+    await startContainerd(paths, images.pause, detached, (pid) => started('containerd', pid));
+    for (const archive of images.archives) importImage(paths, archive);
+
+    log(`starting the kubelet (node ${NODE_NAME})`);
+    const kubelet = started(
+      'kubelet',
+      startKubelet(
+        {
+          bin: bins.kubelet,
+          dir: join(dir, 'kubelet'),
+          kubeconfig: kubeconfigFor(controlPlane, dir, `system:node:${NODE_NAME}`),
+          containerdSocket: paths.socket,
+          pki,
+          port: kubeletPort,
+          healthzPort: kubeletHealthz,
+          detached,
+        },
+        join(dir, 'kubelet.log'),
+      ),
+    );
+    await waitFor('kubelet', 120_000, kubelet, join(dir, 'kubelet.log'), () => httpGetOk(`http://127.0.0.1:${kubeletHealthz}/healthz`));
+
+    log('starting kube-proxy (iptables) and kube-router (NetworkPolicy firewall only)');
+    const proxy = started(
+      'kube-proxy',
+      spawnLogged(
+        bins.kubeProxy,
+        [
+          `--kubeconfig=${kubeconfigFor(controlPlane, dir, 'system:kube-proxy')}`,
+          `--hostname-override=${NODE_NAME}`,
+          '--proxy-mode=iptables',
+          `--cluster-cidr=${POD_CIDR}`,
+          `--healthz-bind-address=127.0.0.1:${proxyHealthz}`,
+          `--metrics-bind-address=127.0.0.1:${proxyMetrics}`,
+          `--nodeport-addresses=${NODE_IP}/32`,
+          // Leave the machine's conntrack and route_localnet settings alone.
+          '--conntrack-max-per-core=0',
+          '--conntrack-tcp-timeout-established=0',
+          '--conntrack-tcp-timeout-close-wait=0',
+          '--iptables-localhost-nodeports=false',
+        ],
+        join(dir, 'kube-proxy.log'),
+        detached,
+      ),
+    );
+    await applyObjects(kc, kubeRouterObjects());
+    const router = started(
+      'kube-router',
+      spawnLogged(
+        bins.kubeRouter,
+        [
+          `--kubeconfig=${kubeconfigFor(controlPlane, dir, KUBE_ROUTER_USER)}`,
+          `--hostname-override=${NODE_NAME}`,
+          '--run-firewall=true',
+          '--run-router=false',
+          '--run-service-proxy=false',
+          '--enable-cni=false',
+          '--enable-ipv6=false',
+          `--service-cluster-ip-range=${SERVICE_CIDR}`,
+          `--health-port=${routerHealth}`,
+          '--metrics-port=0',
+        ],
+        join(dir, 'kube-router.log'),
+        detached,
+      ),
+    );
+    await waitFor('kube-proxy', 60_000, proxy, join(dir, 'kube-proxy.log'), () => httpGetOk(`http://127.0.0.1:${proxyHealthz}/livez`));
+    await waitFor('kube-router', 60_000, router, join(dir, 'kube-router.log'), () => httpGetOk(`http://127.0.0.1:${routerHealth}/healthz`));
+
+    const core = kc.makeApiClient(CoreV1Api);
+    await until(`node ${NODE_NAME} Ready`, 120_000, async () => {
+      const node = await core.readNode({ name: NODE_NAME });
+      const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+      return ready?.status === 'True' || `Ready=${ready?.status ?? '?'} ${ready?.message ?? ''}`;
+    });
+
+    log('deploying CoreDNS behind the kube-dns Service');
+    await applyObjects(kc, coreDnsObjects());
+    await until('CoreDNS Ready', 120_000, async () => {
+      const pods = await core.listNamespacedPod({ namespace: 'kube-system', labelSelector: 'k8s-app=kube-dns' });
+      const ready = pods.items.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      return (
+        ready || `CoreDNS pods: ${pods.items.map((p) => `${p.metadata?.name ?? '?'} ${p.status?.phase ?? '?'}`).join(', ') || 'none yet'}`
+      );
+    });
+    const running = state();
+    let stopped = false;
+    return {
+      state: running,
+      kc,
+      async stop() {
+        if (stopped) return;
+        stopped = true;
+        await stopNodeCluster(running, log);
+      },
+    };
+  } catch (err) {
+    if (controlPlane !== undefined && process.env['KEEP_CP'] === '1') log(`KEEP_CP=1: left running for a look (logs in ${dir})`);
+    else if (controlPlane !== undefined) await stopNodeCluster(state(), log);
+    else {
+      for (const pid of Object.values(pids)) killGroup(pid, 'SIGKILL');
+      tearDownHostNetwork(network);
+      rmSync(dir, { recursive: true, force: true });
+    }
+    throw err;
+  }
+}
+
+async function stopProcess(pid: number | undefined, graceMs = 10_000): Promise<void> {
+  if (pid === undefined || !isAlive(pid)) return;
+  killGroup(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (isAlive(pid) && Date.now() < deadline) await sleep(100);
+  if (isAlive(pid)) killGroup(pid, 'SIGKILL');
+  for (const hard = Date.now() + 3_000; isAlive(pid) && Date.now() < hard;) await sleep(100);
+}
+
+/**
+ * Takes the cluster down in the order that leaves nothing: the scheduler first (no new pods land), then
+ * every pod on the node is deleted while the kubelet still runs (it stops the sandboxes, so the CNI
+ * plugin releases addresses, veths and network namespaces); then kube-router and kube-proxy, each run
+ * once more in its cleanup mode; the kubelet; containerd's remaining containers and containerd; mounts
+ * under the node's folder; the `kubepods` cgroups; the host network; the control plane.
+ */
+export async function stopNodeCluster(state: NodeClusterState, log: (line: string) => void = () => undefined): Promise<string[]> {
+  const problems: string[] = [];
+  await stopProcess(state.pids['kube-scheduler']);
+  if (isAlive(state.pids['kubelet'] ?? 0) && isAlive(state.controlPlane.pids.apiserver)) {
+    try {
+      await deleteNodePods(state, log);
+    } catch (err) {
+      problems.push(`deleting the node's pods: ${(err as Error).message}`);
+    }
+  }
+  await stopProcess(state.pids['kube-router']);
+  spawnSync(state.bins.kubeRouter, ['--cleanup-config'], { stdio: 'ignore', timeout: 60_000 });
+  await stopProcess(state.pids['kube-proxy']);
+  spawnSync(state.bins.kubeProxy, ['--cleanup'], { stdio: 'ignore', timeout: 60_000 });
+  await stopProcess(state.pids['kubelet']);
+  removeAllContainers(containerdPaths(state.dir), state.pids['containerd'] ?? 0);
+  await stopProcess(state.pids['containerd']);
+  // A safety net for what containerd could not stop: its shims, and any container process (every one
+  // runs in a kubepods cgroup, which the kubelet made).
+  for (const pid of shimProcesses(state.containerdSocket)) killGroup(Number(pid), 'SIGKILL');
+  const made = kubepodsCgroups().filter((c) => !state.cgroupsBefore.includes(c));
+  for (const pid of new Set(made.flatMap(cgroupProcs))) killGroup(pid, 'SIGKILL');
+  if (made.length > 0) await sleep(500);
+  for (const m of mountsUnder(state.dir)) if (spawnSync('umount', ['-l', m]).status !== 0) problems.push(`could not unmount ${m}`);
+  for (const cg of made) removeCgroupTree(cg);
+  problems.push(...tearDownHostNetwork(state.network));
+  for (const p of HOST_PATHS.filter((h) => !state.hostPathsBefore.includes(h))) rmSync(p, { recursive: true, force: true });
+  await stopControlPlane(state.controlPlane);
+  rmSync(state.dir, { recursive: true, force: true });
+  for (const p of problems) log(`teardown: ${p}`);
+  return problems;
+}
+
+/** Deletes the pods bound to the node and waits until their sandboxes' network namespaces are gone. */
+async function deleteNodePods(state: NodeClusterState, log: (line: string) => void): Promise<void> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(state.controlPlane.kubeconfigPath);
+  const core = kc.makeApiClient(CoreV1Api);
+  const pods = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${NODE_NAME}` });
+  log(`deleting ${pods.items.length} pods on ${NODE_NAME}`);
+  await Promise.all(
+    pods.items.map((p) =>
+      core
+        .deleteNamespacedPod({ name: p.metadata?.name ?? '', namespace: p.metadata?.namespace ?? '', gracePeriodSeconds: 1 })
+        .catch(() => undefined),
+    ),
+  );
+  await until('the node pods gone', 90_000, async () => {
+    const left = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${NODE_NAME}` });
+    const ns = netns().filter((n) => !state.network.netns.includes(n));
+    return (left.items.length === 0 && ns.length === 0) || `${left.items.length} pods, ${ns.length} network namespaces left`;
+  }).catch((err: unknown) => log((err as Error).message));
+}
+
+/** What the cluster left in the machine: processes, mounts, cgroups, network objects. Empty when nothing. */
+export function nodeLeftovers(state: NodeClusterState): string[] {
+  const pids = { ...state.pids, ...state.controlPlane.pids };
+  return [
+    ...Object.entries(pids)
+      .filter(([, pid]) => typeof pid === 'number' && pid > 0 && isAlive(pid))
+      .map(([name, pid]) => `process ${name} (${String(pid)})`),
+    ...shimProcesses(state.containerdSocket).map((pid) => `containerd shim ${pid}`),
+    ...mountsUnder(state.dir).map((m) => `mount ${m}`),
+    ...kubepodsCgroups()
+      .filter((c) => !state.cgroupsBefore.includes(c))
+      .map((c) => `cgroup ${c}`),
+    ...networkLeftovers(state.network),
+    ...[state.dir, ...HOST_PATHS.filter((h) => !state.hostPathsBefore.includes(h))].filter((p) => existsSync(p)).map((p) => `folder ${p}`),
+  ];
+}
+
+/** containerd shims started for this containerd (their command line names its socket). */
+function shimProcesses(socket: string): string[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8');
+        return cmd.includes('containerd-shim') && cmd.includes(socket);
+      } catch {
+        return false;
+      }
+    });
+}

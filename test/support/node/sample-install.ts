@@ -1,0 +1,153 @@
+/**
+ * The sample install as pods on the real node: the CRDs and install fixtures, the reference cache-plane
+ * server as a Deployment of its image behind the `inference-cache-server` Service and the upstream
+ * NetworkPolicy on `:8081`, and the healthy workload (its engine pod runs on the node; its managed
+ * remote tier is a pod behind a Service, reached by its DNS name).
+ *
+ * @module
+ */
+import { join } from 'node:path';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import {
+  INSTALL_NAMESPACE,
+  UPSTREAM_DIR,
+  applyObjects,
+  installCrds,
+  loadFixture,
+  loadYamlFile,
+  upstreamData,
+  type KubeObject,
+} from '../fixtures.ts';
+import { SERVER_SERVICE_ACCOUNT, SNAPSHOT_PORT, createHealthyWorkload } from '../sample-install.ts';
+import { IMAGES } from './images.ts';
+
+/** The namespace of the healthy workload. */
+export const WORKLOAD_NAMESPACE = 'demo-healthy';
+/** The server pods' labels (the Service's and the NetworkPolicy's selector). */
+export const SERVER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'server' };
+/** Where the managed remote tier of the healthy backend answers: a Service name, resolved by CoreDNS. */
+export const REMOTE_ENDPOINT = `chat-redis.${WORKLOAD_NAMESPACE}.svc:6379`;
+
+const NONROOT = {
+  runAsNonRoot: true,
+  runAsUser: 65532,
+  allowPrivilegeEscalation: false,
+  readOnlyRootFilesystem: true,
+  capabilities: { drop: ['ALL'] },
+};
+
+/** A one-replica Deployment of the reference-server image. */
+function referenceServerDeployment(
+  name: string,
+  namespace: string,
+  labels: Record<string, string>,
+  args: string[],
+  ports: { name: string; containerPort: number }[],
+  serviceAccountName?: string,
+): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace, labels },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          ...(serviceAccountName === undefined ? { automountServiceAccountToken: false } : { serviceAccountName }),
+          containers: [
+            {
+              name: 'server',
+              image: IMAGES.referenceServer,
+              imagePullPolicy: 'Never',
+              args,
+              ports,
+              securityContext: NONROOT,
+              readinessProbe: { tcpSocket: { port: ports[0]?.containerPort ?? 0 }, periodSeconds: 2 },
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** The upstream NetworkPolicy when the upstream data is here, else the fixture written from its facts. */
+function serverNetworkPolicy(): { objects: KubeObject[]; source: string } {
+  const upstream = upstreamData();
+  if (upstream.dir !== undefined) {
+    const file = join(UPSTREAM_DIR, 'config/server/networkpolicy.yaml');
+    return { objects: loadYamlFile(file), source: file };
+  }
+  if (upstream.mustFail) throw new Error(upstream.missing);
+  return { objects: loadFixture('install/40-server-networkpolicy.yaml'), source: 'test/fixtures/install (upstream data not here)' };
+}
+
+/** Applies everything and waits until the server, the remote tier and the engine pod run. */
+export async function deploySampleInstall(kc: KubeConfig, log: (line: string) => void = () => undefined): Promise<void> {
+  await installCrds(kc);
+  await applyObjects(kc, loadFixture('install'));
+  const policy = serverNetworkPolicy();
+  log(`NetworkPolicy from ${policy.source}`);
+  await applyObjects(kc, policy.objects);
+  await applyObjects(kc, [
+    referenceServerDeployment(
+      'inference-cache-server',
+      INSTALL_NAMESPACE,
+      SERVER_LABELS,
+      ['--host', '0.0.0.0', '--grpc-port', '9090', '--http-port', String(SNAPSHOT_PORT)],
+      [
+        { name: 'grpc', containerPort: 9090 },
+        { name: 'snapshot', containerPort: SNAPSHOT_PORT },
+      ],
+      SERVER_SERVICE_ACCOUNT,
+    ),
+  ]);
+  // kube-scheduler binds the engine pod.
+  await createHealthyWorkload(kc, WORKLOAD_NAMESPACE, REMOTE_ENDPOINT, undefined);
+  // The remote tier only has to accept connections: the reference server's gRPC listener does.
+  await applyObjects(kc, [
+    referenceServerDeployment(
+      'chat-redis',
+      WORKLOAD_NAMESPACE,
+      { app: 'chat-redis' },
+      ['--insecure-disable-auth', '--host', '0.0.0.0', '--grpc-port', '6379', '--http-port', '6380'],
+      [{ name: 'redis', containerPort: 6379 }],
+    ),
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'chat-redis', namespace: WORKLOAD_NAMESPACE },
+      spec: { selector: { app: 'chat-redis' }, ports: [{ name: 'redis', port: 6379, targetPort: 'redis' }] },
+    },
+  ]);
+  await waitForPodsReady(kc, [
+    [INSTALL_NAMESPACE, 'app.kubernetes.io/component=server'],
+    [WORKLOAD_NAMESPACE, 'app=chat-redis'],
+    [WORKLOAD_NAMESPACE, 'app=chat-engine'],
+  ]);
+}
+
+/** Waits until some pod of each (namespace, selector) is Ready. */
+export async function waitForPodsReady(
+  kc: KubeConfig,
+  selectors: readonly (readonly [string, string])[],
+  timeoutMs = 120_000,
+): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  const deadline = Date.now() + timeoutMs;
+  for (const [namespace, labelSelector] of selectors) {
+    for (;;) {
+      const pods = await core.listNamespacedPod({ namespace, labelSelector });
+      if (pods.items.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))) break;
+      if (Date.now() > deadline) {
+        const seen = pods.items.map(
+          (p) => `${p.metadata?.name ?? '?'}: ${p.status?.phase ?? '?'} ${JSON.stringify(p.status?.containerStatuses?.[0]?.state ?? {})}`,
+        );
+        throw new Error(`no Ready pod for ${labelSelector} in ${namespace} within ${timeoutMs / 1000}s (${seen.join('; ') || 'no pods'})`);
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
