@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds etcd, kube-apiserver, kube-controller-manager, helm 3 and helm 4 from Go modules
+# Builds etcd, kube-apiserver, kube-controller-manager, helm 3 and 4, actionlint and the real node's
+# programs from Go modules
 # (through the configured GOPROXY) into a version-keyed cache outside the repo:
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/inferencecache-doctor/bin/<component>-<version>/
 # Versions are pinned in hack/versions.env. Idempotent: existing binaries are skipped.
 #
 # Usage: hack/build-controlplane.sh [component...]
-#   components: etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint (default: these)
+#   components: etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node (default: all)
 #               node = kube-scheduler kube-proxy kubelet coredns kube-router pause (the real node of
 #               `npm run cluster:up -- --node`; each can be named alone too)
 # Env: INFERENCECACHE_DOCTOR_CACHE_DIR overrides the cache root; GOMODCACHE/GOCACHE are honoured.
@@ -238,7 +239,7 @@ link_set() {
 }
 
 components=("$@")
-[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint)
+[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node)
 log "versions: etcd ${ETCD_VERSION}, kubernetes ${KUBERNETES_VERSION} (kubelet ${KUBELET_VERSION}), helm ${HELM3_VERSION} / ${HELM4_VERSION}; go $(go env GOVERSION)"
 for c in "${components[@]}"; do
   case "$c" in

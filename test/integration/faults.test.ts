@@ -32,7 +32,7 @@ import { startApiProxy, type ApiProxy, type ProxyRule } from '../support/faults/
 import { expectSafe, runInAllFormats, type ReportDocument } from '../support/faults/safe-run.ts';
 import { applyObjects, createNamespace, installCrds, loadFixture, type KubeObject } from '../support/fixtures.ts';
 import { kubeconfigWithToken, type Identity } from '../support/identity.ts';
-import { createKubeletPki } from '../support/kubelet/pki.ts';
+import { createKubeletPki } from '../support/kubelet-pki.ts';
 import { startBlackhole, getClosedPort } from '../support/servers/blackhole.ts';
 import { startGrpcHealthServer, type HealthMode } from '../support/servers/grpc-health-server.ts';
 import { startHttpServer, type RouteBehaviour, type TestHttpServer } from '../support/servers/http-server.ts';

@@ -4,17 +4,17 @@
 // server's NetworkPolicy on :8081. Then the proofs that only a dataplane that drops packets can give,
 // and a teardown that leaves nothing in the machine.
 import { execFileSync } from 'node:child_process';
-import { CoreV1Api, DiscoveryV1Api, NetworkingV1Api, type V1Pod } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, NetworkingV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../support/bundle.ts';
-import type { JsonReport } from '../support/cluster-objects.ts';
-import { CACHE_BACKENDS, INSTALL_NAMESPACE, applyObjects, writeStatus } from '../support/fixtures.ts';
-import { CHART_DIR, HELM_MUST_RUN, helmBinaries, reportIn, runHelmAsync } from '../support/helm.ts';
+import { ago, condition, createBackend, type JsonReport } from '../support/cluster-objects.ts';
+import { CACHE_BACKENDS, INSTALL_NAMESPACE, applyObjects, createNamespace, writeStatus } from '../support/fixtures.ts';
+import { CHART_DIR, HELM_MUST_RUN, helmBinaries, reportIn, runHelmAsync, type HelmBinary } from '../support/helm.ts';
 import { ensureImage } from '../support/image/build.ts';
 import { BRIDGE, DNS_SERVICE_IP, GUARD_CHAIN, NODE_NAME, POD_CIDR, SERVICE_CIDR } from '../support/node/addresses.ts';
 import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../support/node/cluster.ts';
 import { IMAGES } from '../support/node/images.ts';
-import { REMOTE_ENDPOINT, WORKLOAD_NAMESPACE, deploySampleInstall } from '../support/node/sample-install.ts';
+import { REMOTE_ENDPOINT, WORKLOAD_NAMESPACE, deploySampleInstall, setServerHealth } from '../support/node/sample-install.ts';
 import { healthyBackendStatus } from '../support/sample-install.ts';
 
 const HELMS = helmBinaries().map((helm) => ({ helm, label: helm.name, short: helm.name === 'Helm 3' ? 'h3' : 'h4' }));
@@ -27,6 +27,9 @@ const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see README 
 const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'controller' };
 const POLICY = 'inference-cache-server-snapshot';
 const codes = (report: JsonReport) => report.findings.map((f) => f.code);
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** The doctor's image as `npm run image` builds it, imported into the node's containerd. */
+const IMAGE_VALUES = [`image.repository=${IMAGES.doctorRepository}`, 'image.tag=0.1.0', 'image.pullPolicy=Never'];
 /**
  * The hook pod's wait (`--wait`) in these runs. kube-router learns a pod's address from the API server,
  * and the kubelet publishes it about a second after the container starts, by when the doctor has probed
@@ -93,11 +96,10 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
     expect(dns.spec?.clusterIP).toBe(DNS_SERVICE_IP);
   });
 
-  describe.each(HELMS)('$label', ({ helm: binary, label, short }) => {
-    const release = `doctor-${short}`;
-    const podName = `${release}-inferencecache-doctor`;
-    const image = ['image.repository=' + IMAGES.doctorRepository, 'image.tag=0.1.0', 'image.pullPolicy=Never'];
+  /** Helm against the cluster, for one release, with the doctor image built here. */
+  const helmOn = (binary: HelmBinary | undefined, release: string) => {
     const helm = async (args: string[]) => {
+      if (binary === undefined) throw new Error('no Helm binary');
       const run = await runHelmAsync(
         binary,
         [...args, '--kubeconfig', cluster.state.controlPlane.kubeconfigPath, '--namespace', INSTALL_NAMESPACE],
@@ -106,11 +108,20 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       return { code: run.code, output: `${run.stdout}${run.stderr}`, ms: run.elapsedMs };
     };
     const upgrade = (values: string[] = []) =>
-      helm(['upgrade', '--install', release, CHART_DIR, '--reset-values', ...[...image, ...values].flatMap((v) => ['--set', v])]);
+      helm(['upgrade', '--install', release, CHART_DIR, '--reset-values', ...[...IMAGE_VALUES, ...values].flatMap((v) => ['--set', v])]);
     const helmTest = async () => {
       await refreshBackend();
       return helm(['test', release, '--logs', '--timeout', '5m']);
     };
+    return { helm, upgrade, helmTest };
+  };
+
+  describe.each(HELMS)('$label', ({ helm: binary, label, short }) => {
+    const release = `doctor-${short}`;
+    const podName = `${release}-inferencecache-doctor`;
+    /** The pod of the post-install/upgrade and PostSync hooks. */
+    const deployPod = `${podName}-deploy`;
+    const { helm, upgrade, helmTest } = helmOn(binary, release);
 
     afterAll(async () => {
       await helm(['uninstall', release]);
@@ -122,7 +133,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       const discovery = cluster.kc.makeApiClient(DiscoveryV1Api);
       const seen: (boolean | undefined)[] = [];
       const testing = helmTest();
-      for (let done = false; !done; await new Promise((r) => setTimeout(r, 250))) {
+      for (let done = false; !done; await sleep(250)) {
         const current = await pod(podName).catch(() => undefined);
         if (current?.status?.phase === 'Running') {
           const slices = await discovery.listNamespacedEndpointSlice({
@@ -140,10 +151,11 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       }
       const tested = await testing;
       expect(tested.code, tested.output).toBe(0);
+      expect(tested.output).toMatch(/Phase:\s+Succeeded/);
       const report = reportIn(tested.output);
+      console.info(`[${label}] attempts: ${attemptsOf(report)}`);
       expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN004', 'PL002', 'PB002']);
       expect(report.findings.filter((f) => f.status !== 'OK')).toEqual([]);
-      console.info(`[${label}] attempts: ${attemptsOf(report)}`);
       const sv003 = report.findings.find((f) => f.code === 'SV003');
       expect(sv003?.resource).toBe('inference-cache-server.inference-cache-system.svc:9090');
       const done = await pod(podName);
@@ -159,7 +171,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       console.info(`[${label}] helm install ${installed.ms} ms + helm test ${tested.ms} ms on the real node`);
     }, 600_000);
 
-    it('a rerun of helm test replaces the pod and passes again', async () => {
+    it('a rerun of helm test replaces the pod (before-hook-creation) and passes again', async () => {
       const first = (await pod(podName)).metadata?.uid;
       const tested = await helmTest();
       expect(tested.code, tested.output).toBe(0);
@@ -167,59 +179,139 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       expect((await pod(podName)).metadata?.uid).not.toBe(first);
     }, 600_000);
 
-    it('a token of the wrong audience: SN005 from the server through the real path', async () => {
-      expect((await upgrade([WAIT, 'token.audience=https://kubernetes.default.svc'])).code).toBe(0);
+    it('a broken install (NOT_SERVING, a stale backend): helm test fails, the logs and the termination message carry the codes', async () => {
+      const ns = `broken-${short}`;
+      await createNamespace(cluster.kc, ns);
+      await createBackend(
+        cluster.kc,
+        ns,
+        'stale',
+        {},
+        {
+          conditions: [condition('Ready', 'True')],
+          matchedEnginePods: 1,
+          firstKVEventObservedAt: ago(3_600_000),
+          indexParticipation: { prefixCount: 4, lastEventAt: ago(15 * 60_000) },
+        },
+      );
+      await setServerHealth(cluster.kc, 'NOT_SERVING');
+      try {
+        expect((await upgrade()).code).toBe(0);
+        const tested = await helmTest();
+        expect(tested.code).not.toBe(0);
+        expect(tested.output).toMatch(/Phase:\s+Failed/);
+        const report = reportIn(tested.output);
+        expect(codes(report)).toEqual(expect.arrayContaining(['SV002', 'CB004']));
+        expect(report.summary.exitCode).toBe(2);
+        const terminated = (await pod(podName)).status?.containerStatuses?.[0]?.state?.terminated;
+        expect(terminated?.exitCode).toBe(2);
+        expect(terminated?.message).toContain('SV002');
+        expect(terminated?.message).toContain('CB004');
+        expect(Buffer.byteLength(terminated?.message ?? '')).toBeLessThanOrEqual(4096);
+      } finally {
+        await setServerHealth(cluster.kc, 'SERVING');
+        await cluster.kc.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ ...CACHE_BACKENDS, namespace: ns, name: 'stale' });
+      }
+    }, 600_000);
+
+    it('a token of the wrong audience: SN005 (401) through the real path, a WARN that fails only with failOn=warn', async () => {
+      // A short wait: SN005 stays counted under failOn=warn, so the wait runs out.
+      expect((await upgrade(['wait.helmTestSeconds=5', 'token.audience=https://kubernetes.default.svc', 'failOn=warn'])).code).toBe(0);
       const tested = await helmTest();
       const report = reportIn(tested.output);
       expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN005', 'PL002', 'PB002']);
       expect(report.findings.find((f) => f.code === 'SN005')?.message).toContain('401');
+      expect(report.summary).toMatchObject({ exitCode: 1 });
+      expect(tested.code).not.toBe(0);
+      expect((await upgrade([WAIT, 'token.audience=https://kubernetes.default.svc'])).code).toBe(0);
+      const passed = await helmTest();
+      expect(passed.code, passed.output).toBe(0);
+      expect(reportIn(passed.output).summary).toMatchObject({ exitCode: 0, failOn: 'FAIL' });
     }, 600_000);
 
-    it('the post-install hook runs the same doctor on the node and helm install succeeds', async () => {
+    it('the dedicated identity: SN005 (403: /snapshot admits only the controller), as documented, and helm test passes', async () => {
+      expect((await upgrade([WAIT, 'identity=dedicated'])).code).toBe(0);
+      const tested = await helmTest();
+      expect(tested.code, tested.output).toBe(0);
+      const report = reportIn(tested.output);
+      expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN005', 'PL002', 'PB002']);
+      expect(report.findings.find((f) => f.code === 'SN005')?.message).toContain('403');
+      expect((await pod(podName)).spec?.serviceAccountName).not.toBe('inference-cache-controller-manager');
+    }, 600_000);
+
+    it('post-install: helm install fails when the doctor exits 2, and succeeds on a healthy install', async () => {
+      await helm(['uninstall', release]);
+      const values = ['hooks.postInstallUpgrade=true', 'hooks.helmTest=false', 'wait.afterDeploySeconds=0'];
+      await setServerHealth(cluster.kc, 'NOT_SERVING');
+      try {
+        const failed = await upgrade(values);
+        expect(failed.code, failed.output).not.toBe(0);
+        expect(failed.output).toMatch(/post-install|failed/i);
+        expect((await pod(deployPod)).status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(2);
+      } finally {
+        await setServerHealth(cluster.kc, 'SERVING');
+      }
       await helm(['uninstall', release]);
       await refreshBackend();
-      const installed = await upgrade(['hooks.postInstallUpgrade=true', 'wait.afterDeploySeconds=60']);
-      expect(installed.code, installed.output).toBe(0);
-      const log = await core().readNamespacedPodLog({ namespace: INSTALL_NAMESPACE, name: `${podName}-deploy` });
-      expect(codes(reportIn(log)).slice(0, 4)).toEqual(['SV003', 'SN004', 'PL002', 'PB002']);
-      const hook = await pod(`${podName}-deploy`);
+      const healthy = await upgrade(['hooks.postInstallUpgrade=true', 'hooks.helmTest=false', 'wait.afterDeploySeconds=60']);
+      expect(healthy.code, healthy.output).toBe(0);
+      const hook = await pod(deployPod);
       expect(hook.status?.phase).toBe('Succeeded');
       expect(hook.spec?.nodeName).toBe(NODE_NAME);
+      const log = await core().readNamespacedPodLog({ namespace: INSTALL_NAMESPACE, name: deployPod });
+      expect(codes(reportIn(log)).slice(0, 4)).toEqual(['SV003', 'SN004', 'PL002', 'PB002']);
+    }, 600_000);
+
+    it('post-install with a wait: helm install succeeds once the controller marks a backend Ready 8-10 s into the hook', async () => {
+      await helm(['uninstall', release]);
+      const ns = `late-${short}`;
+      await createNamespace(cluster.kc, ns);
+      await createBackend(cluster.kc, ns, 'late', {});
+      try {
+        await refreshBackend();
+        const installing = upgrade(['hooks.postInstallUpgrade=true', 'hooks.helmTest=false', 'failOn=warn', 'wait.afterDeploySeconds=90']);
+        for (;;) {
+          const hook = await pod(deployPod).catch(() => undefined);
+          if (hook?.status?.phase === 'Running') break;
+          await sleep(250);
+        }
+        await sleep(8_000 + Math.random() * 2_000);
+        await writeStatus(
+          cluster.kc,
+          { ...CACHE_BACKENDS, namespace: ns, name: 'late' },
+          {
+            conditions: [condition('Ready', 'True')],
+            matchedEnginePods: 1,
+            firstKVEventObservedAt: ago(3_600_000),
+            indexParticipation: { prefixCount: 4, lastEventAt: ago(5_000) },
+          },
+        );
+        const installed = await installing;
+        expect(installed.code, installed.output).toBe(0);
+        const log = await core().readNamespacedPodLog({ namespace: INSTALL_NAMESPACE, name: deployPod });
+        const report = reportIn(log);
+        expect(report.summary).toMatchObject({ exitCode: 0 });
+        const attempts = report.attempts ?? [];
+        expect(attempts.length).toBeGreaterThanOrEqual(2);
+        expect(attempts[0]?.counted).toContain('CB001');
+        expect((await pod(deployPod)).spec?.activeDeadlineSeconds).toBe(90 + 30 + 30);
+      } finally {
+        await cluster.kc.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ ...CACHE_BACKENDS, namespace: ns, name: 'late' });
+      }
     }, 600_000);
   });
 
   describe('the enforced NetworkPolicy', () => {
-    const [first] = HELMS;
     const release = 'doctor-np';
     const podName = `${release}-inferencecache-doctor`;
-    const helm = async (args: string[]) => {
-      if (first === undefined) throw new Error('no Helm');
-      const run = await runHelmAsync(
-        first.helm,
-        [...args, '--kubeconfig', cluster.state.controlPlane.kubeconfigPath, '--namespace', INSTALL_NAMESPACE],
-        600_000,
-      );
-      return { code: run.code, output: `${run.stdout}${run.stderr}` };
-    };
-    const unlabelled = (wait: number) => [
-      `image.repository=${IMAGES.doctorRepository}`,
-      'image.tag=0.1.0',
-      'image.pullPolicy=Never',
-      'controller.labels.app\\.kubernetes\\.io/component=null',
-      `wait.helmTestSeconds=${wait}`,
-    ];
-    const install = (wait: number) =>
-      helm(['upgrade', '--install', release, CHART_DIR, '--reset-values', ...unlabelled(wait).flatMap((v) => ['--set', v])]);
-    const helmTest = async () => {
-      await refreshBackend();
-      return helm(['test', release, '--logs', '--timeout', '5m']);
-    };
+    const { helm, upgrade, helmTest } = helmOn(HELMS[0]?.helm, release);
+    const install = (wait: number) => upgrade(['controller.labels.app\\.kubernetes\\.io/component=null', `wait.helmTestSeconds=${wait}`]);
 
     afterAll(async () => {
       await helm(['uninstall', release]);
     });
 
-    it('a pod without the controller labels is dropped on :8081: its probes time out and NP001 names the policy and the label', async () => {
+    it('a pod without the controller labels is refused on :8081 by the enforcer, and NP001 names the policy and the label', async () => {
       // 20 s of attempts: long after kube-router has learnt the pod's address, it still refuses it.
       const installed = await install(20);
       expect(installed.code, installed.output).toBe(0);

@@ -1,24 +1,21 @@
 // CLI for a long-lived local control plane (runs under Node 24 type stripping):
 //   node test/support/controlplane/cli.ts up [--with-controller-manager]   -> last line: export KUBECONFIG=...
-//   node test/support/controlplane/cli.ts up --full   control plane + kube-controller-manager + the healthy
-//                                                     sample install + reference server + kubelet stand-in
 //   node test/support/controlplane/cli.ts up --node   control plane + a real node (kube-scheduler, containerd,
 //                                                     kubelet, CNI bridge, kube-proxy, CoreDNS, kube-router)
 //                                                     + the sample install as pods (root; see README)
 //   node test/support/controlplane/cli.ts down
 //   node test/support/controlplane/cli.ts status
 // State: ${XDG_RUNTIME_DIR:-os.tmpdir()}/inferencecache-doctor-cluster.json (override: CONTROLPLANE_STATE_FILE).
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { NODE_NAME, POD_CIDR, SERVICE_CIDR } from '../node/addresses.ts';
 import { nodeLeftovers, startNodeCluster, stopNodeCluster, type NodeClusterState } from '../node/cluster.ts';
 import { WORKLOAD_NAMESPACE, deploySampleInstall } from '../node/sample-install.ts';
-import { REPO_ROOT, controlPlaneState, isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
+import { controlPlaneState, isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
 
-/** The state file of `up --full` has the pid of the process holding the stand-in and the reference server. */
-type State = ControlPlaneState & { fullPid?: number; serverAddress?: string; controllerTokenFile?: string; node?: NodeClusterState };
+/** The state file of `up --node` also has what taking the node down needs. */
+type State = ControlPlaneState & { node?: NodeClusterState };
 
 const stateFile =
   process.env['CONTROLPLANE_STATE_FILE'] || path.join(process.env['XDG_RUNTIME_DIR'] || os.tmpdir(), 'inferencecache-doctor-cluster.json');
@@ -32,34 +29,7 @@ function readState(): State | undefined {
 }
 
 function running(state: State): boolean {
-  return isAlive(state.pids.etcd) && isAlive(state.pids.apiserver) && (state.fullPid === undefined || isAlive(state.fullPid));
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** Starts full-cluster-main.ts in the background and waits until it has written its state. */
-async function upFull(): Promise<State> {
-  const readyFile = `${stateFile}.starting`;
-  fs.rmSync(readyFile, { force: true });
-  const logFile = path.join(process.env['XDG_RUNTIME_DIR'] || os.tmpdir(), 'inferencecache-doctor-full-cluster.log');
-  const fd = fs.openSync(logFile, 'w');
-  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'test/support/full-cluster-main.ts'), readyFile], {
-    detached: true,
-    stdio: ['ignore', fd, fd],
-  });
-  fs.closeSync(fd);
-  child.unref();
-  console.error(`[controlplane] starting the full cluster (log: ${logFile})`);
-  for (const deadline = Date.now() + 180_000; Date.now() < deadline; await sleep(200)) {
-    if (fs.existsSync(readyFile)) {
-      const state = JSON.parse(fs.readFileSync(readyFile, 'utf8')) as State;
-      fs.rmSync(readyFile, { force: true });
-      return state;
-    }
-    if (child.exitCode !== null || !isAlive(child.pid ?? 0)) break;
-  }
-  if (child.pid !== undefined && isAlive(child.pid)) process.kill(child.pid, 'SIGTERM');
-  throw new Error(`the full cluster did not come up; see ${logFile}`);
+  return isAlive(state.pids.etcd) && isAlive(state.pids.apiserver);
 }
 
 async function up(args: string[]): Promise<void> {
@@ -95,23 +65,6 @@ async function up(args: string[]): Promise<void> {
     console.log(`export KUBECONFIG=${state.kubeconfigPath}`);
     return;
   }
-  if (args.includes('--full')) {
-    if (!fs.existsSync(path.join(REPO_ROOT, 'dist/inferencecache.mjs')))
-      throw new Error('the stand-in runs the doctor bundle: run npm run build first');
-    const state = await upFull();
-    fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
-    console.error(`[controlplane] up: ${state.server} (kubernetes ${state.kubernetesVersion}) with kube-controller-manager`);
-    console.error(
-      `[controlplane] sample install in inference-cache-system; reference server at ${state.serverAddress ?? '?'} (gRPC 9090, HTTP 8081)`,
-    );
-    console.error('[controlplane] kubelet stand-in runs the pods of inference-cache-system; try:');
-    console.error(
-      '[controlplane]   helm install doctor chart -n inference-cache-system && helm test doctor -n inference-cache-system --logs',
-    );
-    console.error(`[controlplane] Helm binaries: bash hack/bin-dir.sh --env; audit log: ${state.auditLogPath}`);
-    console.log(`export KUBECONFIG=${state.kubeconfigPath}`);
-    return;
-  }
   const cp = await startControlPlane({
     detached: true,
     startControllerManager: args.includes('--with-controller-manager') || process.env['CP_CONTROLLER_MANAGER'] === '1',
@@ -129,10 +82,6 @@ async function down(): Promise<void> {
   if (!state) {
     console.error(`no control plane state at ${stateFile}`);
     return;
-  }
-  if (state.fullPid !== undefined && isAlive(state.fullPid)) {
-    process.kill(state.fullPid, 'SIGTERM');
-    for (const deadline = Date.now() + 30_000; isAlive(state.fullPid) && Date.now() < deadline;) await sleep(100);
   }
   if (state.node !== undefined) {
     const problems = await stopNodeCluster(state.node, (m) => console.error(`[node] ${m}`));
@@ -161,7 +110,7 @@ try {
   else if (cmd === 'down') await down();
   else if (cmd === 'status') status();
   else {
-    console.error('usage: cli.ts up [--with-controller-manager | --full | --node] | down | status');
+    console.error('usage: cli.ts up [--with-controller-manager | --node] | down | status');
     process.exitCode = 2;
   }
 } catch (err) {

@@ -7,7 +7,7 @@ import { request as httpsRequest, createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { createKubeletPki } from '../kubelet/pki.ts';
+import { createKubeletPki } from '../kubelet-pki.ts';
 
 /** What the proxy does with a request it matches. */
 export type ProxyAction =

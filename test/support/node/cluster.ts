@@ -27,7 +27,7 @@ import {
   type ControlPlaneState,
 } from '../controlplane/controlplane.ts';
 import { applyObjects } from '../fixtures.ts';
-import { createKubeletPki, kubeletApiServerArgs } from '../kubelet/pki.ts';
+import { createKubeletPki, kubeletApiServerArgs } from '../kubelet-pki.ts';
 import { NODE_IP, NODE_NAME, POD_CIDR, SERVICE_CIDR } from './addresses.ts';
 import { KUBE_ROUTER_USER, coreDnsObjects, kubeRouterObjects } from './addons.ts';
 import { containerdPaths, importImage, removeAllContainers, startContainerd } from './containerd.ts';

@@ -12,7 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnLogged } from '../controlplane/controlplane.ts';
-import type { KubeletPki } from '../kubelet/pki.ts';
+import type { KubeletPki } from '../kubelet-pki.ts';
 import { CLUSTER_DOMAIN, DNS_SERVICE_IP, NODE_IP, NODE_NAME } from './addresses.ts';
 
 /** What the kubelet is started with. */

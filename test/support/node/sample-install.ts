@@ -7,7 +7,7 @@
  * @module
  */
 import { join } from 'node:path';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import {
   INSTALL_NAMESPACE,
   UPSTREAM_DIR,
@@ -35,6 +35,9 @@ const NONROOT = {
   readOnlyRootFilesystem: true,
   capabilities: { drop: ['ALL'] },
 };
+
+/** The reference server's arguments in its Deployment, as the sample install deploys it. */
+const SERVER_ARGS = ['--host', '0.0.0.0', '--grpc-port', '9090', '--http-port', String(SNAPSHOT_PORT)];
 
 /** A one-replica Deployment of the reference-server image. */
 function referenceServerDeployment(
@@ -96,7 +99,7 @@ export async function deploySampleInstall(kc: KubeConfig, log: (line: string) =>
       'inference-cache-server',
       INSTALL_NAMESPACE,
       SERVER_LABELS,
-      ['--host', '0.0.0.0', '--grpc-port', '9090', '--http-port', String(SNAPSHOT_PORT)],
+      SERVER_ARGS,
       [
         { name: 'grpc', containerPort: 9090 },
         { name: 'snapshot', containerPort: SNAPSHOT_PORT },
@@ -149,5 +152,31 @@ export async function waitForPodsReady(
       }
       await new Promise((r) => setTimeout(r, 500));
     }
+  }
+}
+
+/**
+ * Rolls the reference server out with `--health-status mode` (SERVING restores the install) and waits
+ * until only the new pod runs, Ready. Its readiness is a TCP check, so a NOT_SERVING server is Ready,
+ * as a real server that answers gRPC health would be.
+ */
+export async function setServerHealth(kc: KubeConfig, mode: 'SERVING' | 'NOT_SERVING'): Promise<void> {
+  const apps = kc.makeApiClient(AppsV1Api);
+  const core = kc.makeApiClient(CoreV1Api);
+  const name = 'inference-cache-server';
+  const deployment = await apps.readNamespacedDeployment({ name, namespace: INSTALL_NAMESPACE });
+  const container = deployment.spec?.template.spec?.containers[0];
+  if (container === undefined) throw new Error('the server Deployment has no container');
+  const args = mode === 'SERVING' ? SERVER_ARGS : [...SERVER_ARGS, '--health-status', mode];
+  container.args = args;
+  await apps.replaceNamespacedDeployment({ name, namespace: INSTALL_NAMESPACE, body: deployment });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const pods = await core.listNamespacedPod({ namespace: INSTALL_NAMESPACE, labelSelector: 'app.kubernetes.io/component=server' });
+    const only = pods.items.length === 1 ? pods.items[0] : undefined;
+    const ready = only?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+    if (ready && JSON.stringify(only?.spec?.containers[0]?.args) === JSON.stringify(args)) return;
+    if (Date.now() > deadline) throw new Error(`the server did not roll out with ${mode} within 120s`);
+    await new Promise((r) => setTimeout(r, 500));
   }
 }

@@ -1,12 +1,11 @@
 /**
- * Certificates for the stand-in's HTTPS endpoint (the one kube-apiserver calls for `pods/log`),
- * made with the openssl CLI like the control plane's own PKI.
+ * Certificates for the kubelet's HTTPS endpoint (the one kube-apiserver calls for `pods/log`), made
+ * with the openssl CLI like the control plane's own PKI, and reused wherever a test needs a small CA
+ * with a serving and a client certificate.
  *
- * A real kubelet serves with a certificate the API server can verify and only answers clients that
- * authenticate. `createKubeletPki` makes one CA, a serving certificate for 127.0.0.1 and a client
- * certificate for kube-apiserver; `kubeletApiServerArgs` turns them into the kube-apiserver flags, so
- * a suite can start its control plane with both directions verified. Without it the stand-in serves a
- * self-signed certificate, which kube-apiserver accepts when it has no `--kubelet-certificate-authority`.
+ * The real node's kubelet serves with a certificate the API server verifies and answers only clients
+ * that authenticate: `createKubeletPki` makes one CA, a serving certificate for the node's addresses and
+ * a client certificate for kube-apiserver; `kubeletApiServerArgs` turns them into kube-apiserver's flags.
  *
  * @module
  */
@@ -17,7 +16,7 @@ import * as path from 'node:path';
 
 /** Files of the kubelet-side PKI (PEM). */
 export interface KubeletPki {
-  /** CA that signed both certificates; the stand-in trusts client certificates it signed. */
+  /** CA that signed both certificates; the kubelet trusts client certificates it signed. */
   readonly caFile: string;
   readonly servingCert: string;
   readonly servingKey: string;
@@ -56,7 +55,7 @@ function signedCert(dir: string, name: string, subject: string, ext: string): vo
 }
 
 /** Creates a CA, a serving certificate (`ips`, default 127.0.0.1; DNS `nodeName`) and an API-server client certificate in `dir`. */
-export function createKubeletPki(dir: string, nodeName = 'standin-node', ips: readonly string[] = ['127.0.0.1']): KubeletPki {
+export function createKubeletPki(dir: string, nodeName = 'test-node', ips: readonly string[] = ['127.0.0.1']): KubeletPki {
   fs.mkdirSync(dir, { recursive: true });
   openssl(
     [
@@ -72,7 +71,7 @@ export function createKubeletPki(dir: string, nodeName = 'standin-node', ips: re
       '-days',
       '30',
       '-subj',
-      '/CN=kubelet-standin-ca',
+      '/CN=inferencecache-test-kubelet-ca',
       '-addext',
       'basicConstraints=critical,CA:TRUE',
       '-addext',
@@ -101,7 +100,7 @@ export function createKubeletPki(dir: string, nodeName = 'standin-node', ips: re
   };
 }
 
-/** The kube-apiserver flags that make it verify the stand-in and authenticate to it. */
+/** The kube-apiserver flags that make it verify the kubelet and authenticate to it. */
 export function kubeletApiServerArgs(pki: KubeletPki): string[] {
   return [
     `--kubelet-client-certificate=${pki.apiServerClientCert}`,
@@ -109,30 +108,4 @@ export function kubeletApiServerArgs(pki: KubeletPki): string[] {
     `--kubelet-certificate-authority=${pki.caFile}`,
     '--kubelet-preferred-address-types=InternalIP',
   ];
-}
-
-/** A self-signed serving certificate for 127.0.0.1, for a stand-in started without a PKI. */
-export function selfSignedServing(dir: string, nodeName: string): { cert: string; key: string } {
-  fs.mkdirSync(dir, { recursive: true });
-  openssl(
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'serving.key',
-      '-out',
-      'serving.crt',
-      '-days',
-      '30',
-      '-subj',
-      `/CN=system:node:${nodeName}`,
-      '-addext',
-      `subjectAltName=IP:127.0.0.1,DNS:${nodeName}`,
-    ],
-    dir,
-  );
-  return { cert: path.join(dir, 'serving.crt'), key: path.join(dir, 'serving.key') };
 }

@@ -1,0 +1,68 @@
+// The README's by-hand Helm test on the real node: `npm run cluster:up -- --node`, then `helm install` and
+// `helm test --logs` with the printed KUBECONFIG, then `npm run cluster:down`, which exits non-zero when
+// anything of the cluster is left in the machine (it checks processes, mounts, cgroups, network
+// namespaces, interfaces, iptables chains and tables, ipsets, folders and sysctls).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { requireBundle } from '../support/bundle.ts';
+import { isAlive } from '../support/controlplane/controlplane.ts';
+import { PROJECT_ROOT } from '../support/fixtures.ts';
+import { CHART_DIR, HELM_MUST_RUN, helmBinaries, runHelm, type HelmBinary } from '../support/helm.ts';
+import { ensureImage } from '../support/image/build.ts';
+import { missingForNode, type NodeClusterState } from '../support/node/cluster.ts';
+import { IMAGES } from '../support/node/images.ts';
+
+const helm4 = helmBinaries().find((h) => h.name === 'Helm 4');
+const missing = [...missingForNode(), ...(helm4 === undefined ? ['Helm 4'] : helm4.missing === '' ? [] : [helm4.missing])];
+if (missing.length > 0 && HELM_MUST_RUN) throw new Error(`cluster:up --node must run under CI: missing ${missing.join(', ')}`);
+const skip = missing.length > 0;
+const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see README "A real node")` : '';
+
+describe.skipIf(skip)(`cluster:up --node, by hand${skipReason}`, () => {
+  it('comes up, passes helm install + helm test --logs, and cluster:down leaves nothing', () => {
+    requireBundle();
+    ensureImage();
+    const work = mkdtempSync(join(tmpdir(), 'icd-up-node-'));
+    const env = { ...process.env, CONTROLPLANE_STATE_FILE: join(work, 'state.json') };
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, ['test/support/controlplane/cli.ts', ...args], {
+        cwd: PROJECT_ROOT,
+        env,
+        encoding: 'utf8',
+        timeout: 600_000,
+      });
+    const up = cli('up', '--node');
+    expect(up.status, up.stderr).toBe(0);
+    const last = up.stdout.trim().split('\n').at(-1) ?? '';
+    expect(last).toMatch(/^export KUBECONFIG=\S+$/);
+    const kubeconfig = last.slice('export KUBECONFIG='.length);
+    const state = JSON.parse(readFileSync(env.CONTROLPLANE_STATE_FILE, 'utf8')) as { node: NodeClusterState };
+    try {
+      const helm = (...args: string[]) =>
+        runHelm(helm4 as HelmBinary, [...args, '--kubeconfig', kubeconfig, '-n', 'inference-cache-system']);
+      const installed = helm(
+        'install',
+        'doctor',
+        CHART_DIR,
+        ...['image.repository=' + IMAGES.doctorRepository, 'image.tag=0.1.0', 'image.pullPolicy=Never', 'wait.helmTestSeconds=30'].flatMap(
+          (v) => ['--set', v],
+        ),
+      );
+      expect(installed.code, installed.stderr).toBe(0);
+      const tested = helm('test', 'doctor', '--logs');
+      expect(tested.code, `${tested.stdout}\n${tested.stderr}`).toBe(0);
+      expect(tested.stdout).toContain('"code": "SN004"');
+    } finally {
+      const down = cli('down');
+      expect(down.status, down.stderr).toBe(0);
+      expect(down.stderr).not.toContain('left behind');
+      rmSync(work, { recursive: true, force: true });
+    }
+    for (const pid of [...Object.values(state.node.pids), ...Object.values(state.node.controlPlane.pids)])
+      expect(isAlive(pid), `pid ${pid}`).toBe(false);
+    expect(existsSync(state.node.dir)).toBe(false);
+  }, 900_000);
+});
