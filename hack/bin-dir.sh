@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Prints the directory holding the binaries for the pinned versions
-# (symlinks: etcd, kube-apiserver, kube-controller-manager, helm3, helm4).
+# (symlinks: etcd, kube-apiserver, kube-controller-manager, helm3, helm4, and the node's programs and kubectl).
 #   hack/bin-dir.sh            -> set dir
 #   hack/bin-dir.sh --env      -> shell-evaluable variables with each binary's path
 set -euo pipefail

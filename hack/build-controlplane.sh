@@ -7,7 +7,7 @@
 #
 # Usage: hack/build-controlplane.sh [component...]
 #   components: etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node (default: all)
-#               node = kube-scheduler kube-proxy kubelet coredns kube-router pause (the real node of
+#               node = kube-scheduler kube-proxy kubectl kubelet coredns kube-router pause (the real node of
 #               `npm run cluster:up -- --node`; each can be named alone too)
 # Env: INFERENCECACHE_DOCTOR_CACHE_DIR overrides the cache root; GOMODCACHE/GOCACHE are honoured.
 # The last line printed is the bin dir (same as hack/bin-dir.sh).
@@ -231,6 +231,7 @@ link_set() {
       "kube-controller-manager:${KUBE_CONTROLLER_MANAGER_DIR}/kube-controller-manager" \
       "helm3:${HELM3_DIR}/helm" "helm4:${HELM4_DIR}/helm" \
       "kube-scheduler:${KUBE_SCHEDULER_DIR}/kube-scheduler" "kube-proxy:${KUBE_PROXY_DIR}/kube-proxy" \
+      "kubectl:${KUBECTL_DIR}/kubectl" \
       "kubelet:${KUBELET_DIR}/kubelet" "coredns:${COREDNS_DIR}/coredns" \
       "kube-router:${KUBE_ROUTER_DIR}/kube-router" "pause:${PAUSE_DIR}/pause"; do
     local link="${CP_SET_DIR}/${pair%%:*}" target="${pair#*:}"
@@ -251,11 +252,12 @@ for c in "${components[@]}"; do
     actionlint) build_actionlint ;;
     kube-scheduler) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR" ;;
     kube-proxy) build_kube kube-proxy "$KUBE_PROXY_DIR" ;;
+    kubectl) build_kube kubectl "$KUBECTL_DIR" ;;
     kubelet) build_kube kubelet "$KUBELET_DIR" "$KUBELET_VERSION" ;;
     coredns) build_coredns ;;
     kube-router) build_kube_router ;;
     pause) build_pause ;;
-    node) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR"; build_kube kube-proxy "$KUBE_PROXY_DIR"
+    node) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR"; build_kube kube-proxy "$KUBE_PROXY_DIR"; build_kube kubectl "$KUBECTL_DIR"
       build_kube kubelet "$KUBELET_DIR" "$KUBELET_VERSION"; build_coredns; build_kube_router; build_pause ;;
     *) log "unknown component: $c"; exit 2 ;;
   esac

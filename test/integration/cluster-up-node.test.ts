@@ -12,7 +12,8 @@ import { isAlive } from '../support/controlplane/controlplane.ts';
 import { PROJECT_ROOT } from '../support/fixtures.ts';
 import { CHART_DIR, HELM_MUST_RUN, helmBinaries, runHelm, type HelmBinary } from '../support/helm.ts';
 import { ensureImage } from '../support/image/build.ts';
-import { missingForNode, type NodeClusterState } from '../support/node/cluster.ts';
+import { NODE_NAME } from '../support/node/addresses.ts';
+import { missingForNode, nodeBinaries, type NodeClusterState } from '../support/node/cluster.ts';
 import { IMAGES } from '../support/node/images.ts';
 
 const helm4 = helmBinaries().find((h) => h.name === 'Helm 4');
@@ -22,7 +23,7 @@ const skip = missing.length > 0;
 const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see README "A real node")` : '';
 
 describe.skipIf(skip)(`cluster:up --node, by hand${skipReason}`, () => {
-  it('comes up, passes helm install + helm test --logs, and cluster:down leaves nothing', () => {
+  it('comes up (kubectl get nodes: Ready), passes helm install + helm test --logs, and cluster:down leaves nothing', () => {
     requireBundle();
     ensureImage();
     const work = mkdtempSync(join(tmpdir(), 'icd-up-node-'));
@@ -41,6 +42,9 @@ describe.skipIf(skip)(`cluster:up --node, by hand${skipReason}`, () => {
     const kubeconfig = last.slice('export KUBECONFIG='.length);
     const state = JSON.parse(readFileSync(env.CONTROLPLANE_STATE_FILE, 'utf8')) as { node: NodeClusterState };
     try {
+      const nodes = spawnSync(nodeBinaries().kubectl, ['get', 'nodes', '--kubeconfig', kubeconfig], { encoding: 'utf8' });
+      expect(nodes.status, nodes.stderr).toBe(0);
+      expect(nodes.stdout).toMatch(new RegExp(`^${NODE_NAME}\\s+Ready\\s+<none>\\s+\\S+\\s+v1\\.35\\.4$`, 'm'));
       const helm = (...args: string[]) =>
         runHelm(helm4 as HelmBinary, [...args, '--kubeconfig', kubeconfig, '-n', 'inference-cache-system']);
       const installed = helm(

@@ -50,6 +50,8 @@ export interface NodeBinaries {
   readonly coredns: string;
   readonly kubeRouter: string;
   readonly pause: string;
+  /** Not part of the node: what an operator looks at it with (`kubectl get nodes`). */
+  readonly kubectl: string;
 }
 
 const CACHE_DIR =
@@ -67,6 +69,7 @@ export function nodeBinaries(): NodeBinaries {
     coredns: bin('coredns', 'COREDNS_VERSION'),
     kubeRouter: bin('kube-router', 'KUBE_ROUTER_VERSION'),
     pause: bin('pause', 'PAUSE_VERSION'),
+    kubectl: bin('kubectl', 'KUBERNETES_VERSION'),
   };
 }
 
