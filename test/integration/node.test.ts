@@ -96,6 +96,51 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
     expect(dns.spec?.clusterIP).toBe(DNS_SERVICE_IP);
   });
 
+  it('a pod cannot reach beyond the machine: the guard drops its packets to the host network', async () => {
+    const gateway = /default via (\S+)/.exec(execFileSync('ip', ['route', 'show', 'default'], { encoding: 'utf8' }))?.[1] ?? '192.0.2.1';
+    const drops = () => {
+      const listed = execFileSync('iptables', ['-t', 'mangle', '-L', GUARD_CHAIN, '-n', '-v', '-x'], { encoding: 'utf8' });
+      const line = listed.split('\n').find((l) => l.includes('DROP') && l.includes('pods reach only pods'));
+      return Number(line?.trim().split(/\s+/)[0] ?? NaN);
+    };
+    const before = drops();
+    const name = 'egress-probe';
+    const connect = [
+      "const s = require('net').connect({ host: process.argv[1], port: 80 });",
+      "s.setTimeout(3000, () => { console.log('timeout'); process.exit(0); });",
+      "s.on('connect', () => { console.log('connected'); process.exit(1); });",
+      "s.on('error', (e) => { console.log('error ' + e.code); process.exit(0); });",
+    ].join(' ');
+    await core().createNamespacedPod({
+      namespace: 'default',
+      body: {
+        metadata: { name },
+        spec: {
+          restartPolicy: 'Never',
+          automountServiceAccountToken: false,
+          containers: [
+            {
+              name: 'probe',
+              image: IMAGES.referenceServer,
+              imagePullPolicy: 'Never',
+              command: ['/nodejs/bin/node', '-e', connect, gateway],
+              securityContext: { runAsNonRoot: true, runAsUser: 65532, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+            },
+          ],
+        },
+      },
+    });
+    try {
+      for (let phase = ''; phase !== 'Succeeded' && phase !== 'Failed'; await sleep(500))
+        phase = (await core().readNamespacedPod({ namespace: 'default', name })).status?.phase ?? '';
+      const log = await core().readNamespacedPodLog({ namespace: 'default', name });
+      expect(log.trim()).toBe('timeout');
+      expect(drops()).toBeGreaterThan(before);
+    } finally {
+      await core().deleteNamespacedPod({ namespace: 'default', name });
+    }
+  }, 120_000);
+
   /** Helm against the cluster, for one release, with the doctor image built here. */
   const helmOn = (binary: HelmBinary | undefined, release: string) => {
     const helm = async (args: string[]) => {

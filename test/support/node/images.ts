@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { IMAGE_ARCHIVE, buildah, buildahOutput } from '../../../scripts/image/buildah.ts';
@@ -73,10 +73,8 @@ async function bundleReferenceServer(outfile: string): Promise<void> {
   });
 }
 
-/** The reference server on the doctor image: its Node, its user; the entrypoint runs the server. */
-async function referenceServerImage(workDir: string, archive: string): Promise<void> {
-  const bundle = join(workDir, 'reference-server.mjs');
-  await bundleReferenceServer(bundle);
+/** The reference server's bundle on the doctor image: its Node, its user; the entrypoint runs the server. */
+function referenceServerImage(bundle: string, archive: string): void {
   const ctr = buildahOutput(['from', '--pull-never', `oci-archive:${IMAGE_ARCHIVE}`]);
   try {
     buildah(['copy', '--chmod', '0444', ctr, bundle, REFERENCE_SERVER_ENTRY]);
@@ -101,11 +99,14 @@ export async function buildNodeImages(cacheDir: string, bins: { pause: string; c
   if (stale(archive('pause'), [bins.pause])) scratchImage(IMAGES.pause, bins.pause, '/pause', '65535:65535', archive('pause'));
   if (stale(archive('engine'), [bins.pause])) scratchImage(IMAGES.engine, bins.pause, '/engine', '65532:65532', archive('engine'));
   if (stale(archive('coredns'), [bins.coredns])) scratchImage(IMAGES.coredns, bins.coredns, '/coredns', '65532:65532', archive('coredns'));
-  const serverSources = [
-    IMAGE_ARCHIVE,
-    ...['main.ts', 'server.ts', 'auth.ts', 'health.ts'].map((f) => join(PROJECT_ROOT, 'test/support/reference-server', f)),
-  ];
-  if (stale(archive('reference-server'), serverSources)) await referenceServerImage(cacheDir, archive('reference-server'));
+  // The bundle is rebuilt every time (under a second) and the image only when the bundle changed.
+  const bundle = join(cacheDir, 'reference-server.mjs');
+  const fresh = `${bundle}.new`;
+  await bundleReferenceServer(fresh);
+  const changed = !existsSync(bundle) || !readFileSync(bundle).equals(readFileSync(fresh));
+  // Kept as the last built only once its image is written, so a failed build is retried next time.
+  if (changed || stale(archive('reference-server'), [IMAGE_ARCHIVE])) referenceServerImage(fresh, archive('reference-server'));
+  renameSync(fresh, bundle);
   return {
     pause: IMAGES.pause,
     archives: [archive('pause'), archive('engine'), archive('coredns'), archive('reference-server'), IMAGE_ARCHIVE],
