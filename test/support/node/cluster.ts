@@ -381,8 +381,22 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
   }
 }
 
-async function stopProcess(pid: number | undefined, graceMs = 10_000): Promise<void> {
-  if (pid === undefined || !isAlive(pid)) return;
+/**
+ * Whether `pid` is still the node's process: alive, and its command line names the node's folder (each
+ * one's does: its config or kubeconfig lives there). A pid recorded long ago may belong to another
+ * process by now, which must never be signalled.
+ */
+function isNodeProcess(pid: number | undefined, dir: string): pid is number {
+  if (pid === undefined || !isAlive(pid)) return false;
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
+  } catch {
+    return false;
+  }
+}
+
+async function stopProcess(pid: number | undefined, dir: string, graceMs = 10_000): Promise<void> {
+  if (!isNodeProcess(pid, dir)) return;
   killGroup(pid, 'SIGTERM');
   const deadline = Date.now() + graceMs;
   while (isAlive(pid) && Date.now() < deadline) await sleep(100);
@@ -399,21 +413,21 @@ async function stopProcess(pid: number | undefined, graceMs = 10_000): Promise<v
  */
 export async function stopNodeCluster(state: NodeClusterState, log: (line: string) => void = () => undefined): Promise<string[]> {
   const problems: string[] = [];
-  await stopProcess(state.pids['kube-scheduler']);
-  if (isAlive(state.pids['kubelet'] ?? 0) && isAlive(state.controlPlane.pids.apiserver)) {
+  await stopProcess(state.pids['kube-scheduler'], state.dir);
+  if (isNodeProcess(state.pids['kubelet'], state.dir) && isAlive(state.controlPlane.pids.apiserver)) {
     try {
       await deleteNodePods(state, log);
     } catch (err) {
       problems.push(`deleting the node's pods: ${(err as Error).message}`);
     }
   }
-  await stopProcess(state.pids['kube-router']);
+  await stopProcess(state.pids['kube-router'], state.dir);
   spawnSync(state.bins.kubeRouter, ['--cleanup-config'], { stdio: 'ignore', timeout: 60_000 });
-  await stopProcess(state.pids['kube-proxy']);
+  await stopProcess(state.pids['kube-proxy'], state.dir);
   spawnSync(state.bins.kubeProxy, ['--cleanup'], { stdio: 'ignore', timeout: 60_000 });
-  await stopProcess(state.pids['kubelet']);
-  removeAllContainers(containerdPaths(state.dir), state.pids['containerd'] ?? 0);
-  await stopProcess(state.pids['containerd']);
+  await stopProcess(state.pids['kubelet'], state.dir);
+  if (isNodeProcess(state.pids['containerd'], state.dir)) removeAllContainers(containerdPaths(state.dir));
+  await stopProcess(state.pids['containerd'], state.dir);
   // A safety net for what containerd could not stop: its shims, and any container process (every one
   // runs in a kubepods cgroup, which the kubelet made).
   for (const pid of shimProcesses(state.containerdSocket)) killGroup(Number(pid), 'SIGKILL');
@@ -453,10 +467,12 @@ async function deleteNodePods(state: NodeClusterState, log: (line: string) => vo
 
 /** What the cluster left in the machine: processes, mounts, cgroups, network objects. Empty when nothing. */
 export function nodeLeftovers(state: NodeClusterState): string[] {
-  const pids = { ...state.pids, ...state.controlPlane.pids };
   return [
-    ...Object.entries(pids)
-      .filter(([, pid]) => typeof pid === 'number' && pid > 0 && isAlive(pid))
+    ...Object.entries(state.pids)
+      .filter(([, pid]) => isNodeProcess(pid, state.dir))
+      .map(([name, pid]) => `process ${name} (${String(pid)})`),
+    ...Object.entries(state.controlPlane.pids)
+      .filter(([, pid]) => isNodeProcess(pid, state.controlPlane.dir))
       .map(([name, pid]) => `process ${name} (${String(pid)})`),
     ...shimProcesses(state.containerdSocket).map((pid) => `containerd shim ${pid}`),
     ...mountsUnder(state.dir).map((m) => `mount ${m}`),

@@ -9,7 +9,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, spawnLogged, waitFor } from '../controlplane/controlplane.ts';
+import { spawnLogged, waitFor } from '../controlplane/controlplane.ts';
 import { BRIDGE, POD_CIDR } from './addresses.ts';
 
 /** The containerd namespace the CRI plugin keeps Kubernetes' images and containers in. */
@@ -134,8 +134,7 @@ export function importImage(paths: ContainerdPaths, archive: string): void {
  * Kills and removes every container containerd still has (the kubelet stops sandboxes but removes
  * them only in its garbage collection), so no shim, mount or cgroup of theirs is left.
  */
-export function removeAllContainers(paths: ContainerdPaths, pid: number): void {
-  if (!isAlive(pid)) return;
+export function removeAllContainers(paths: ContainerdPaths): void {
   const ids = (
     spawnSync('ctr', ['--address', paths.socket, '--namespace', CRI_NAMESPACE, 'containers', 'ls', '-q'], { encoding: 'utf8' }).stdout ?? ''
   )
