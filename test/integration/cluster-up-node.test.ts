@@ -14,7 +14,7 @@ import { CHART_DIR, HELM_MUST_RUN, helmBinaries, runHelm, type HelmBinary } from
 import { ensureImage } from '../support/image/build.ts';
 import { NODE_NAME } from '../support/node/addresses.ts';
 import { missingForNode, nodeBinaries, type NodeClusterState } from '../support/node/cluster.ts';
-import { IMAGES } from '../support/node/images.ts';
+import { DOCTOR_IMAGE_VALUES } from '../support/node/images.ts';
 
 const helm4 = helmBinaries().find((h) => h.name === 'Helm 4');
 const missing = [...missingForNode(), ...(helm4 === undefined ? ['Helm 4'] : helm4.missing === '' ? [] : [helm4.missing])];
@@ -51,9 +51,7 @@ describe.skipIf(skip)(`cluster:up --node, by hand${skipReason}`, () => {
         'install',
         'doctor',
         CHART_DIR,
-        ...['image.repository=' + IMAGES.doctorRepository, 'image.tag=0.1.0', 'image.pullPolicy=Never', 'wait.helmTestSeconds=30'].flatMap(
-          (v) => ['--set', v],
-        ),
+        ...[...DOCTOR_IMAGE_VALUES, 'wait.helmTestSeconds=30'].flatMap((v) => ['--set', v]),
       );
       expect(installed.code, installed.stderr).toBe(0);
       const tested = helm('test', 'doctor', '--logs');

@@ -13,7 +13,7 @@ import { CHART_DIR, HELM_MUST_RUN, helmBinaries, reportIn, runHelmAsync, type He
 import { ensureImage } from '../support/image/build.ts';
 import { BRIDGE, DNS_SERVICE_IP, GUARD_CHAIN, NODE_NAME, POD_CIDR, SERVICE_CIDR } from '../support/node/addresses.ts';
 import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../support/node/cluster.ts';
-import { IMAGES } from '../support/node/images.ts';
+import { DOCTOR_IMAGE_VALUES, IMAGES } from '../support/node/images.ts';
 import { REMOTE_ENDPOINT, WORKLOAD_NAMESPACE, deploySampleInstall, setServerHealth } from '../support/node/sample-install.ts';
 import { healthyBackendStatus } from '../support/sample-install.ts';
 
@@ -28,8 +28,6 @@ const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.ku
 const POLICY = 'inference-cache-server-snapshot';
 const codes = (report: JsonReport) => report.findings.map((f) => f.code);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-/** The doctor's image as `npm run image` builds it, imported into the node's containerd. */
-const IMAGE_VALUES = [`image.repository=${IMAGES.doctorRepository}`, 'image.tag=0.1.0', 'image.pullPolicy=Never'];
 /**
  * The hook pod's wait (`--wait`) in these runs. kube-router learns a pod's address from the API server,
  * and the kubelet publishes it about a second after the container starts, by when the doctor has probed
@@ -153,7 +151,14 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       return { code: run.code, output: `${run.stdout}${run.stderr}`, ms: run.elapsedMs };
     };
     const upgrade = (values: string[] = []) =>
-      helm(['upgrade', '--install', release, CHART_DIR, '--reset-values', ...[...IMAGE_VALUES, ...values].flatMap((v) => ['--set', v])]);
+      helm([
+        'upgrade',
+        '--install',
+        release,
+        CHART_DIR,
+        '--reset-values',
+        ...[...DOCTOR_IMAGE_VALUES, ...values].flatMap((v) => ['--set', v]),
+      ]);
     const helmTest = async () => {
       await refreshBackend();
       return helm(['test', release, '--logs', '--timeout', '5m']);

@@ -10,9 +10,9 @@
  * @module
  */
 
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { createCa, signedCert } from './openssl-pki.ts';
 
 /** Files of the kubelet-side PKI (PEM). */
 export interface KubeletPki {
@@ -25,60 +25,10 @@ export interface KubeletPki {
   readonly apiServerClientKey: string;
 }
 
-function openssl(args: string[], cwd: string): void {
-  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-function signedCert(dir: string, name: string, subject: string, ext: string): void {
-  fs.writeFileSync(path.join(dir, `${name}.ext`), ext);
-  openssl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject], dir);
-  openssl(
-    [
-      'x509',
-      '-req',
-      '-in',
-      `${name}.csr`,
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      `${name}.crt`,
-      '-days',
-      '30',
-      '-extfile',
-      `${name}.ext`,
-    ],
-    dir,
-  );
-}
-
 /** Creates a CA, a serving certificate (`ips`, default 127.0.0.1; DNS `nodeName`) and an API-server client certificate in `dir`. */
 export function createKubeletPki(dir: string, nodeName = 'test-node', ips: readonly string[] = ['127.0.0.1']): KubeletPki {
   fs.mkdirSync(dir, { recursive: true });
-  openssl(
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.crt',
-      '-days',
-      '30',
-      '-subj',
-      '/CN=inferencecache-test-kubelet-ca',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    ],
-    dir,
-  );
+  createCa(dir, 'inferencecache-test-kubelet-ca');
   signedCert(
     dir,
     'serving',

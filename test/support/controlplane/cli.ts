@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { NODE_NAME, POD_CIDR, SERVICE_CIDR } from '../node/addresses.ts';
 import { nodeLeftovers, startNodeCluster, stopNodeCluster, type NodeClusterState } from '../node/cluster.ts';
+import { DOCTOR_IMAGE_VALUES } from '../node/images.ts';
 import { WORKLOAD_NAMESPACE, deploySampleInstall } from '../node/sample-install.ts';
 import { controlPlaneState, isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
 
@@ -59,7 +60,7 @@ async function up(args: string[]): Promise<void> {
     );
     log('try: IMAGE_BASES=local npm run image (once), then');
     log(
-      '  helm install doctor chart -n inference-cache-system --set image.repository=localhost/inferencecache-doctor --set image.tag=0.1.0 --set image.pullPolicy=Never && helm test doctor -n inference-cache-system --logs',
+      `  helm install doctor chart -n inference-cache-system ${[...DOCTOR_IMAGE_VALUES, 'wait.helmTestSeconds=30'].map((v) => `--set ${v}`).join(' ')} && helm test doctor -n inference-cache-system --logs`,
     );
     log(`logs: ${cluster.state.dir}/*.log and ${state.dir}`);
     console.log(`export KUBECONFIG=${state.kubeconfigPath}`);

@@ -2,7 +2,7 @@
 // (+ optional kube-controller-manager) built from Go modules by hack/build-controlplane.sh.
 //
 // Erasable TypeScript only (runs under Node 24 type stripping as well as vitest).
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -12,6 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
+import { createCa, openssl, signedCert } from '../openssl-pki.ts';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -159,10 +160,6 @@ export async function freePorts(n: number): Promise<number[]> {
   }
 }
 
-function openssl(args: string[], cwd: string): void {
-  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
 interface Pki {
   caFile: string;
   caKey: string;
@@ -176,28 +173,7 @@ interface Pki {
 function generatePki(dir: string, address: string): Pki {
   const pki = path.join(dir, 'pki');
   fs.mkdirSync(pki, { recursive: true });
-  openssl(
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.crt',
-      '-days',
-      '30',
-      '-subj',
-      '/CN=inferencecache-doctor-test-ca',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
-    ],
-    pki,
-  );
+  createCa(pki, 'inferencecache-doctor-test-ca');
   const san = [
     ...new Set(['IP:127.0.0.1', `IP:${address}`]),
     'IP:10.96.0.1',
@@ -207,33 +183,11 @@ function generatePki(dir: string, address: string): Pki {
     'DNS:kubernetes.default.svc',
     'DNS:kubernetes.default.svc.cluster.local',
   ].join(',');
-  fs.writeFileSync(
-    path.join(pki, 'serving.ext'),
+  signedCert(
+    pki,
+    'apiserver',
+    '/CN=kube-apiserver',
     `basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=${san}\n`,
-  );
-  openssl(
-    ['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'apiserver.key', '-out', 'apiserver.csr', '-subj', '/CN=kube-apiserver'],
-    pki,
-  );
-  openssl(
-    [
-      'x509',
-      '-req',
-      '-in',
-      'apiserver.csr',
-      '-CA',
-      'ca.crt',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'apiserver.crt',
-      '-days',
-      '30',
-      '-extfile',
-      'serving.ext',
-    ],
-    pki,
   );
   openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'], pki);
   openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], pki);
@@ -298,6 +252,17 @@ export function killGroup(pid: number, signal: NodeJS.Signals): void {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/**
+ * Stops a process group: SIGTERM, up to `graceMs` for it to exit, then SIGKILL and up to `hardMs` more.
+ */
+export async function terminate(pid: number, graceMs: number, hardMs: number): Promise<void> {
+  killGroup(pid, 'SIGTERM');
+  for (const deadline = Date.now() + graceMs; isAlive(pid) && Date.now() < deadline;) await sleep(50);
+  if (!isAlive(pid)) return;
+  killGroup(pid, 'SIGKILL');
+  for (const hard = Date.now() + hardMs; isAlive(pid) && Date.now() < hard;) await sleep(50);
+}
+
 /** Kills the processes of a (possibly foreign) control plane and removes its dir unless KEEP_CP=1. */
 export async function stopControlPlane(
   state: Pick<ControlPlaneState, 'dir' | 'pids'>,
@@ -307,16 +272,7 @@ export async function stopControlPlane(
   const pids = [state.pids.controllerManager, state.pids.apiserver, state.pids.etcd].filter(
     (p): p is number => typeof p === 'number' && p > 0,
   );
-  for (const pid of pids) {
-    killGroup(pid, 'SIGTERM');
-    const deadline = Date.now() + 5_000;
-    while (isAlive(pid) && Date.now() < deadline) await sleep(50);
-    if (isAlive(pid)) {
-      killGroup(pid, 'SIGKILL');
-      const hard = Date.now() + 2_000;
-      while (isAlive(pid) && Date.now() < hard) await sleep(50);
-    }
-  }
+  for (const pid of pids) await terminate(pid, 5_000, 2_000);
   if (!keep) fs.rmSync(state.dir, { recursive: true, force: true });
 }
 

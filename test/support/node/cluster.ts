@@ -22,6 +22,7 @@ import {
   spawnLogged,
   startControlPlane,
   stopControlPlane,
+  terminate,
   waitFor,
   writeKubeconfig,
   type ControlPlaneState,
@@ -395,13 +396,8 @@ function isNodeProcess(pid: number | undefined, dir: string): pid is number {
   }
 }
 
-async function stopProcess(pid: number | undefined, dir: string, graceMs = 10_000): Promise<void> {
-  if (!isNodeProcess(pid, dir)) return;
-  killGroup(pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (isAlive(pid) && Date.now() < deadline) await sleep(100);
-  if (isAlive(pid)) killGroup(pid, 'SIGKILL');
-  for (const hard = Date.now() + 3_000; isAlive(pid) && Date.now() < hard;) await sleep(100);
+async function stopProcess(pid: number | undefined, dir: string): Promise<void> {
+  if (isNodeProcess(pid, dir)) await terminate(pid, 10_000, 3_000);
 }
 
 /**

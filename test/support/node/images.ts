@@ -33,6 +33,9 @@ export const IMAGES = {
   doctorRepository: 'localhost/inferencecache-doctor',
 } as const;
 
+/** The chart values that run the doctor image `npm run image` built, imported into the node's containerd. */
+export const DOCTOR_IMAGE_VALUES = [`image.repository=${IMAGES.doctorRepository}`, 'image.tag=0.1.0', 'image.pullPolicy=Never'] as const;
+
 /** The reference server's bundle inside its image. */
 export const REFERENCE_SERVER_ENTRY = '/reference-server.mjs';
 
@@ -43,12 +46,24 @@ function stale(archive: string, inputs: readonly string[]): boolean {
   return inputs.some((f) => statSync(f).mtimeMs > built);
 }
 
-/** A one-file image from scratch: the program as entrypoint, run as `user`. */
-function scratchImage(ref: string, program: string, target: string, user: string, archive: string): void {
-  const ctr = buildahOutput(['from', 'scratch']);
+/**
+ * One file on a base image, as `ref`, written to `archive`: `base` is `scratch` or a buildah source,
+ * `config` the `buildah config` flags. A failed step removes the working container.
+ */
+function imageWithFile(
+  ref: string,
+  base: string,
+  file: string,
+  target: string,
+  mode: string,
+  config: readonly string[],
+  archive: string,
+): void {
+  // Local storage only: the bases are this project's archives (or nothing).
+  const ctr = buildahOutput(['from', ...(base === 'scratch' ? [] : ['--pull-never']), base]);
   try {
-    buildah(['copy', '--chmod', '0555', ctr, program, target]);
-    buildah(['config', '--entrypoint', JSON.stringify([target]), '--cmd', '', '--user', user, ctr]);
+    buildah(['copy', '--chmod', mode, ctr, file, target]);
+    buildah(['config', ...config, '--cmd', '', ctr]);
     buildah(['commit', '--quiet', '--rm', ctr, ref]);
   } catch (err) {
     buildah(['rm', ctr]);
@@ -56,6 +71,11 @@ function scratchImage(ref: string, program: string, target: string, user: string
   }
   rmSync(archive, { force: true });
   buildah(['push', '--quiet', '--format', 'oci', ref, `oci-archive:${archive}:${ref}`]);
+}
+
+/** A one-file image from scratch: the program as entrypoint, run as `user`. */
+function scratchImage(ref: string, program: string, target: string, user: string, archive: string): void {
+  imageWithFile(ref, 'scratch', program, target, '0555', ['--entrypoint', JSON.stringify([target]), '--user', user], archive);
 }
 
 /** The reference server bundled into one ESM file for the image's Node. */
@@ -75,17 +95,16 @@ async function bundleReferenceServer(outfile: string): Promise<void> {
 
 /** The reference server's bundle on the doctor image: its Node, its user; the entrypoint runs the server. */
 function referenceServerImage(bundle: string, archive: string): void {
-  const ctr = buildahOutput(['from', '--pull-never', `oci-archive:${IMAGE_ARCHIVE}`]);
-  try {
-    buildah(['copy', '--chmod', '0444', ctr, bundle, REFERENCE_SERVER_ENTRY]);
-    buildah(['config', '--entrypoint', JSON.stringify(['/nodejs/bin/node', REFERENCE_SERVER_ENTRY]), '--cmd', '', ctr]);
-    buildah(['commit', '--quiet', '--rm', ctr, IMAGES.referenceServer]);
-  } catch (err) {
-    buildah(['rm', ctr]);
-    throw err;
-  }
-  rmSync(archive, { force: true });
-  buildah(['push', '--quiet', '--format', 'oci', IMAGES.referenceServer, `oci-archive:${archive}:${IMAGES.referenceServer}`]);
+  const entrypoint = JSON.stringify(['/nodejs/bin/node', REFERENCE_SERVER_ENTRY]);
+  imageWithFile(
+    IMAGES.referenceServer,
+    `oci-archive:${IMAGE_ARCHIVE}`,
+    bundle,
+    REFERENCE_SERVER_ENTRY,
+    '0444',
+    ['--entrypoint', entrypoint],
+    archive,
+  );
 }
 
 /**
