@@ -8,7 +8,8 @@ import { gatherClusterState } from './cluster/gather.ts';
 import { loadKubeConfig } from './cluster/kubeconfig.ts';
 import { readDoctorPod } from './cluster/pod-identity.ts';
 import type { ClusterState } from './cluster/state.ts';
-import { joinHostPort } from './go/hostport.ts';
+import { joinHostPort, splitHostPort } from './go/hostport.ts';
+import type { GrpcPortAddress } from './probes/server-transport.ts';
 import type { DialResult, ProbeResults, ServerLocation, ServerProbes } from './probes/results.ts';
 import { dialTcp } from './probes/tcp-dial.ts';
 import { readBearerToken } from './probes/token.ts';
@@ -95,6 +96,13 @@ async function locateServer(options: DoctorOptions, api: KubeApi, signal: AbortS
   return { kind: 'found', grpcTarget: joinHostPort(host, grpcPort), httpBase: `http://${joinHostPort(host, SNAPSHOT_PORT)}` };
 }
 
+/** The host and port of a located gRPC target; as with Go's resolver, an empty host is this machine. */
+function grpcAddress(target: string): GrpcPortAddress {
+  const split = splitHostPort(target);
+  const host = split.ok && split.host !== '' ? split.host : 'localhost';
+  return { target, host, port: split.ok ? Number(split.port) : Number(DISCOVERED_GRPC_PORT) };
+}
+
 async function probeServer(
   options: DoctorOptions,
   api: KubeApi,
@@ -114,18 +122,18 @@ async function probeServer(
   });
   if (bearer.warning !== undefined) warnings.push(bearer.warning);
   // The gRPC and HTTP clients load only for a run that probes the server (never for --config-only).
-  const [{ checkGrpcHealth }, { probeRoute, probeSnapshot }] = await Promise.all([
-    import('./probes/grpc-health.ts'),
+  const [{ probeServerGrpc }, { probeRoute, probeSnapshot }] = await Promise.all([
+    import('./probes/server-transport.ts'),
     import('./probes/http-route.ts'),
   ]);
   const budget = () => ({ deadlineMs: probeBudget(deadline), signal });
-  const [health, snapshot, policy, probe] = await Promise.all([
-    checkGrpcHealth(location.grpcTarget, budget()),
+  const [grpc, snapshot, policy, probe] = await Promise.all([
+    probeServerGrpc(grpcAddress(location.grpcTarget), options.serverTls, budget()),
     probeSnapshot(`${location.httpBase}/snapshot`, { ...budget(), token: bearer.token }),
     probeRoute(`${location.httpBase}/policy`, budget()),
     probeRoute(`${location.httpBase}/probe`, budget()),
   ]);
-  return { location, health, snapshot, policy, probe, tokenSent: bearer.token !== '' };
+  return { location, ...grpc, snapshot, policy, probe, tokenSent: bearer.token !== '' };
 }
 
 /** Dials every distinct published endpoint of the backends that have a remote tier. */

@@ -74,3 +74,11 @@ Where the projected controller-audience token is mounted: the doctor's default t
 {{- define "icd.tokenDir" -}}
 /var/run/secrets/inferencecache.io/controller-token
 {{- end -}}
+
+{{/*
+Where the server's CA certificate is mounted with serverTLS.enabled; the file in it is always ca.crt,
+whatever key of the Secret it comes from.
+*/}}
+{{- define "icd.serverTLSDir" -}}
+/var/run/secrets/inferencecache.io/server-tls
+{{- end -}}

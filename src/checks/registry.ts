@@ -15,6 +15,7 @@ import { policyReachability } from './policy-reachability.ts';
 import { probeReachability } from './probe-reachability.ts';
 import { runCheck, type CheckInput } from './run.ts';
 import { serverReachability } from './server-reachability.ts';
+import { serverTls } from './server-tls.ts';
 import { snapshotReachability } from './snapshot-reachability.ts';
 import { SUPPRESSIONS } from './suppressions.ts';
 
@@ -36,6 +37,7 @@ export const CHECKS = [
   nodeFit,
   imagePullability,
   networkPolicyReachability,
+  serverTls,
 ] as const;
 
 /**

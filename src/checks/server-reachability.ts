@@ -1,4 +1,5 @@
 import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import type { ServerTransport } from '../probes/results.ts';
 
 const NAME = 'ServerReachability';
 
@@ -18,8 +19,17 @@ const CODES = {
 
 const emit = emitterFor(NAME, CODES);
 
+/** Why no health call was made, by what the gRPC port turned out to speak. */
+const TRANSPORT_BLOCKS: Readonly<Record<ServerTransport['kind'], string>> = {
+  'plaintext-port': 'the port speaks plaintext and TLS was asked for',
+  'tls-port': 'the port speaks TLS and plaintext was asked for',
+  tls: 'the TLS connection could not be verified or was refused',
+  'tls-refused': 'the server refused the TLS handshake',
+};
+
 /**
- * ServerReachability: the gRPC health of the cache-plane server. Also the one place that reports a
+ * ServerReachability: the gRPC health of the cache-plane server (what its port speaks is ServerTLS's
+ * to judge). Also the one place that reports a
  * server that could not be located (then with no resource, and no HTTP probe findings follow).
  */
 export const serverReachability = defineCheck({
@@ -28,7 +38,7 @@ export const serverReachability = defineCheck({
   reads: {},
   probes: { server: 'required' },
   judge({ probes }) {
-    const { location, health } = probes.server;
+    const { location, health, transport } = probes.server;
     if (location.kind === 'failed') {
       return [
         emit(
@@ -39,6 +49,11 @@ export const serverReachability = defineCheck({
       ];
     }
     const target = location.grpcTarget;
+    if (health === undefined && transport !== undefined) {
+      return [
+        emit('SV001', target, `the gRPC health check was not made: ${TRANSPORT_BLOCKS[transport.kind]} (the ServerTLS findings say more)`),
+      ];
+    }
     if (health === undefined) {
       return [
         emit(
@@ -52,6 +67,7 @@ export const serverReachability = defineCheck({
     if (health.status !== 'SERVING') {
       return [emit('SV002', target, `the server reports health status ${health.status}; a working server reports SERVING`)];
     }
-    return [emit('SV003', target, 'the server reports SERVING over gRPC health')];
+    const through = transport?.kind === 'tls' ? ', through TLS' : '';
+    return [emit('SV003', target, `the server reports SERVING over gRPC health${through}`)];
   },
 });

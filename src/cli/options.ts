@@ -1,6 +1,9 @@
 import type { OutputFormat } from '../report/output-format.ts';
 import type { SuppressionRule } from '../suppress/rule.ts';
 import type { Status } from '../report/status.ts';
+import type { ServerTlsOptions } from '../probes/server-transport.ts';
+
+export type { ServerTlsMode, ServerTlsOptions } from '../probes/server-transport.ts';
 
 /** A parsed `--server-endpoint`: where to find the cache-plane server without asking Kubernetes. */
 export interface ServerEndpoint {
@@ -15,6 +18,7 @@ export interface DoctorOptions {
   /** Scope of every namespaced read; empty means all namespaces. Never affects server discovery. */
   readonly namespace: string;
   readonly serverEndpoint?: ServerEndpoint;
+  readonly serverTls: ServerTlsOptions;
   /**
    * The bearer token file for GET /snapshot. Undefined means the default rule: the controller-audience
    * token when that file exists, else the ServiceAccount token.

@@ -7,6 +7,7 @@ import { describeError } from '../text/errors.ts';
 import { RuleError, parseSuppressFlag } from '../suppress/rule.ts';
 import { UsageError, type Command, type DoctorOptions } from './options.ts';
 import { parseServerEndpoint } from './server-endpoint.ts';
+import { parseServerTlsFlags } from './server-tls-flags.ts';
 
 const ROOT_HELP = `inferencecache: diagnose an inference-cache installation on Kubernetes
 
@@ -29,6 +30,16 @@ Flags:
       --context string               kubeconfig context to use
   -n, --namespace string             check only this namespace (default: all namespaces)
       --server-endpoint string       cache-plane server as host[:grpcPort]; skips Service discovery
+      --server-tls string            the gRPC port's transport: auto (detect), on (TLS) or off (plaintext)
+                                     (default "auto")
+      --server-ca-file string        PEM CA bundle the server's certificate must lead to (default: the
+                                     system roots)
+      --server-name string           name the server's certificate must carry (default: the host dialled,
+                                     e.g. inference-cache-server.<namespace>.svc)
+      --server-insecure-skip-verify  accept any server certificate: UNSAFE, anyone on the path can pose as
+                                     the server; reported as TL012
+      --server-cert-file string      client certificate (PEM) for a server that requires one
+      --server-key-file string       its private key (PEM)
       --snapshot-token-file string   bearer token for GET /snapshot (default: the controller-audience
                                      token at /var/run/secrets/inferencecache.io/controller-token/token
                                      when present, else the ServiceAccount token)
@@ -152,6 +163,12 @@ function parseDoctor(args: readonly string[]): Command {
         context: { type: 'string', default: '' },
         namespace: { type: 'string', short: 'n', default: '' },
         'server-endpoint': { type: 'string', default: '' },
+        'server-tls': { type: 'string', default: 'auto' },
+        'server-ca-file': { type: 'string' },
+        'server-name': { type: 'string' },
+        'server-insecure-skip-verify': { type: 'boolean', default: false },
+        'server-cert-file': { type: 'string' },
+        'server-key-file': { type: 'string' },
         'snapshot-token-file': { type: 'string' },
         'pod-labels-file': { type: 'string' },
         'termination-message-path': { type: 'string' },
@@ -179,6 +196,7 @@ function parseDoctor(args: readonly string[]): Command {
   const timeoutMs = parseDeadline('--timeout', values.timeout);
   const namespace = parseNamespace(values.namespace);
   const endpoint = values['server-endpoint'] === '' ? undefined : parseServerEndpoint(values['server-endpoint']);
+  const serverTls = parseServerTlsFlags(values);
   const tokenFile = values['snapshot-token-file'];
   const waitMs = parseGoDuration(values.wait) === 0 ? 0 : parseDeadline('--wait', values.wait);
   const docsBase = values['docs-base'] === undefined ? undefined : parseDocsBase(values['docs-base']);
@@ -196,6 +214,7 @@ function parseDoctor(args: readonly string[]): Command {
     context: values.context,
     namespace,
     ...(endpoint === undefined ? {} : { serverEndpoint: endpoint }),
+    serverTls,
     ...(tokenFile === undefined ? {} : { snapshotTokenFile: tokenFile }),
     output,
     noColor: values['no-color'],

@@ -8,7 +8,8 @@ export const DEFAULT_GRPC_PORT = '9090';
 const DNS_NAME =
   /^(?=.{1,253}\.?$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
-function validHost(host: string): boolean {
+/** A host name (DNS syntax, `_` allowed) or an IP address. */
+export function validHost(host: string): boolean {
   return isIP(host) !== 0 || DNS_NAME.test(host);
 }
 
@@ -19,7 +20,7 @@ function validHost(host: string): boolean {
  */
 export function parseServerEndpoint(text: string): ServerEndpoint {
   const bad = (why: string) => new UsageError(`invalid --server-endpoint ${JSON.stringify(text)}: ${why}`);
-  if (text.includes('://')) throw bad('give host[:port] without a scheme; the doctor always speaks plaintext gRPC and HTTP');
+  if (text.includes('://')) throw bad('give host[:port] without a scheme; TLS on the gRPC port is set with --server-tls');
   const split = splitHostPort(text);
   let host: string;
   let grpcPort: string;

@@ -1,6 +1,7 @@
 /**
- * The gRPC health probe (upstream-doctor.md §5): one plaintext unary call of
- * `grpc.health.v1.Health/Check` with service `""`, under this probe's own deadline.
+ * The gRPC health probe (upstream-doctor.md §5): one unary call of `grpc.health.v1.Health/Check` with
+ * service `""`, under this probe's own deadline, in plaintext as upstream or over TLS when the port
+ * speaks it (`server-transport.ts` decides which).
  *
  * The two messages involved are tiny, so they are encoded by hand instead of loading a .proto file
  * (the CLI is bundled into a single file and reads nothing from disk):
@@ -11,7 +12,15 @@
  * @module
  */
 
-import { Client, credentials, Metadata, status as GrpcCode, type ClientUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import {
+  Client,
+  credentials,
+  Metadata,
+  type ChannelCredentials,
+  status as GrpcCode,
+  type ClientUnaryCall,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import { startBudget, timeoutMessage } from './deadline.ts';
 import { describeError, oneLine } from '../text/errors.ts';
 import { splitHostPort, joinHostPort } from '../go/hostport.ts';
@@ -158,11 +167,30 @@ function healthStatusOf(value: number): HealthStatus {
 
 // ---- the probe ---------------------------------------------------------------------------------
 
+/** The TLS side of a health call; the certificate is verified by grpc-js unless `skipVerify`. */
+export interface GrpcTls {
+  /** The CA bundle; absent means the system roots. */
+  readonly ca?: Buffer;
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+  /** The name the certificate must carry when it is not the host of the target. */
+  readonly serverName?: string;
+  readonly skipVerify: boolean;
+}
+
 export interface GrpcHealthOptions {
   /** This probe's own time budget; also the RPC deadline. */
   readonly deadlineMs: number;
   /** The run-wide signal; aborting it cancels the call. */
   readonly signal?: AbortSignal;
+  /** Speak TLS; absent means plaintext. */
+  readonly tls?: GrpcTls;
+}
+
+function channelCredentials(tls: GrpcTls | undefined): ChannelCredentials {
+  if (tls === undefined) return credentials.createInsecure();
+  const verify = tls.skipVerify ? { rejectUnauthorized: false, checkServerIdentity: () => undefined } : {};
+  return credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null, verify);
 }
 
 /** Channel options: a private subchannel pool (so closing the client really lets go of the
@@ -183,8 +211,8 @@ function normaliseTarget(target: string): string {
 }
 
 /**
- * Calls `grpc.health.v1.Health/Check` with service `""` on `target` over plaintext HTTP/2. Never
- * throws; the client is always closed before this resolves.
+ * Calls `grpc.health.v1.Health/Check` with service `""` on `target` over HTTP/2, plaintext unless
+ * `opts.tls`. Never throws; the client is always closed before this resolves.
  */
 export async function checkGrpcHealth(target: string, opts: GrpcHealthOptions): Promise<GrpcHealthResult> {
   const budget = startBudget(opts.deadlineMs, opts.signal);
@@ -195,7 +223,8 @@ export async function checkGrpcHealth(target: string, opts: GrpcHealthOptions): 
 
   let client: Client;
   try {
-    client = new Client(normaliseTarget(target), credentials.createInsecure(), CHANNEL_OPTIONS);
+    const nameOverride = opts.tls?.serverName === undefined ? {} : { 'grpc.ssl_target_name_override': opts.tls.serverName };
+    client = new Client(normaliseTarget(target), channelCredentials(opts.tls), { ...CHANNEL_OPTIONS, ...nameOverride });
   } catch (err) {
     budget.dispose();
     return { kind: 'error', error: oneLine(`cannot set up a gRPC client for ${JSON.stringify(target)}: ${describeError(err)}`) };

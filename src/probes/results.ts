@@ -47,11 +47,83 @@ export type ServerLocation =
     }
   | { readonly kind: 'failed'; readonly error: string };
 
+/**
+ * A certificate as the report names it. Every string came from the server, so it is bounded here and
+ * escaped by the renderers like anything else a server supplies.
+ */
+export interface CertificateFacts {
+  /** The subject as `CN=…, O=…`; empty when the certificate has none (cert-manager leaves it empty). */
+  readonly subject: string;
+  readonly issuer: string;
+  /** The DNS names of its subjectAltName, at most {@link MAX_NAMES_KEPT}. */
+  readonly dnsNames: readonly string[];
+  /** The IP addresses of its subjectAltName, at most {@link MAX_NAMES_KEPT}. */
+  readonly ipAddresses: readonly string[];
+  /** How many names the subjectAltName holds in all, when more than were kept. */
+  readonly namesOmitted?: number;
+  /** NotBefore and NotAfter, ISO 8601 in UTC. */
+  readonly notBefore: string;
+  readonly notAfter: string;
+}
+
+/** How many subjectAltName entries of each kind a report keeps. */
+export const MAX_NAMES_KEPT = 16;
+
+/** Whether the server's certificate leads to a trusted authority. */
+export type CertificateTrust =
+  | { readonly kind: 'verified'; readonly anchor: TrustAnchor }
+  | { readonly kind: 'unknown-authority'; readonly anchor: TrustAnchor; readonly detail: string }
+  /** `--server-ca-file` was given but could not be read (e.g. the chart's optional Secret is missing). */
+  | { readonly kind: 'no-ca'; readonly detail: string }
+  /** `--server-insecure-skip-verify`: nothing was checked. */
+  | { readonly kind: 'skipped' };
+
+/** What a certificate was verified against: `--server-ca-file`, or the system roots without one. */
+export type TrustAnchor = { readonly kind: 'ca-file'; readonly path: string } | { readonly kind: 'system' };
+
+/**
+ * What the transport of the gRPC port turned out to be, when that is more than "plaintext, as
+ * expected". Absent from {@link ServerProbes} for a plaintext port probed in plaintext, and when the
+ * port could not be reached at all (the health error says why).
+ */
+export type ServerTransport =
+  /** `--server-tls on`, and the port answered HTTP/2 without TLS. */
+  | { readonly kind: 'plaintext-port' }
+  /** `--server-tls off`, and the port speaks TLS. */
+  | { readonly kind: 'tls-port'; readonly certificate?: CertificateFacts }
+  /** The port speaks TLS and the doctor spoke TLS to it. */
+  | {
+      readonly kind: 'tls';
+      /** The name the certificate was checked for. */
+      readonly serverName: string;
+      readonly certificate: CertificateFacts;
+      readonly trust: CertificateTrust;
+      /** Whether the certificate carries `serverName` (always true under skip-verify: not checked). */
+      readonly nameMatches: boolean;
+      /** The server ended the session after the handshake; absent when it went on to speak HTTP/2. */
+      readonly refused?: SessionRefusal;
+      /** Whether a client certificate was presented. */
+      readonly clientCertificateSent: boolean;
+    }
+  /** The port speaks TLS but ended the handshake before showing a certificate. */
+  | { readonly kind: 'tls-refused'; readonly refusal: SessionRefusal; readonly clientCertificateSent: boolean };
+
+/** Why a TLS server ended a session: the alert or error, and whether it asked for a client certificate. */
+export interface SessionRefusal {
+  readonly error: string;
+  readonly clientCertificateRequired: boolean;
+}
+
 /** Results of the server probes; absent entirely under `--config-only`. */
 export interface ServerProbes {
   readonly location: ServerLocation;
-  /** Present when the server was located. */
+  /**
+   * Present when the server was located and a health call was made (not when TLS findings made one
+   * pointless: a port of the other protocol, a refused session).
+   */
   readonly health?: GrpcHealthResult;
+  /** What the gRPC port speaks, when it is not plain plaintext; see {@link ServerTransport}. */
+  readonly transport?: ServerTransport;
   readonly snapshot?: HttpResult;
   readonly policy?: HttpResult;
   readonly probe?: HttpResult;

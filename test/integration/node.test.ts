@@ -4,6 +4,9 @@
 // server's NetworkPolicy on :8081. Then the proofs that only a dataplane that drops packets can give,
 // and a teardown that leaves nothing in the machine.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, NetworkingV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../support/bundle.ts';
@@ -14,7 +17,16 @@ import { ensureImage } from '../support/image/build.ts';
 import { BRIDGE, DNS_SERVICE_IP, GUARD_CHAIN, NODE_NAME, POD_CIDR, SERVICE_CIDR } from '../support/node/addresses.ts';
 import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../support/node/cluster.ts';
 import { DOCTOR_IMAGE_VALUES, IMAGES } from '../support/node/images.ts';
-import { REMOTE_ENDPOINT, WORKLOAD_NAMESPACE, deploySampleInstall, setServerHealth } from '../support/node/sample-install.ts';
+import {
+  REMOTE_ENDPOINT,
+  WORKLOAD_NAMESPACE,
+  deleteServerTlsSecret,
+  deploySampleInstall,
+  rollServer,
+  setServerHealth,
+  writeServerTlsSecret,
+} from '../support/node/sample-install.ts';
+import { caChain, selfSignedServingCert } from '../support/tls-pki.ts';
 import { healthyBackendStatus } from '../support/sample-install.ts';
 
 const HELMS = helmBinaries().map((helm) => ({ helm, label: helm.name, short: helm.name === 'Helm 3' ? 'h3' : 'h4' }));
@@ -348,6 +360,76 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       } finally {
         await cluster.kc.makeApiClient(CustomObjectsApi).deleteNamespacedCustomObject({ ...CACHE_BACKENDS, namespace: ns, name: 'late' });
       }
+    }, 600_000);
+  });
+
+  describe("TLS on the server's gRPC port: upstream's overlay, cert-manager's Secret, serverTLS.enabled", () => {
+    const release = 'doctor-tls';
+    const podName = `${release}-inferencecache-doctor`;
+    const { helm, upgrade, helmTest } = helmOn(HELMS[0]?.helm, release);
+    const dir = mkdtempSync(join(tmpdir(), 'icd-node-tls-'));
+    const target = 'inference-cache-server.inference-cache-system.svc:9090';
+    const finding = (report: JsonReport, code: string) => report.findings.find((f) => f.code === code);
+
+    beforeAll(async () => {
+      // As cert-manager's self-signed Issuer makes it: ca.crt is the leaf itself.
+      await writeServerTlsSecret(cluster.kc, selfSignedServingCert(join(dir, 'self-signed')));
+      await rollServer(cluster.kc, { tls: true });
+    }, 300_000);
+    afterAll(async () => {
+      await helm(['uninstall', release]);
+      await rollServer(cluster.kc);
+      await deleteServerTlsSecret(cluster.kc);
+      rmSync(dir, { recursive: true, force: true });
+    }, 300_000);
+
+    it('enabled: the pod mounts ca.crt from the Secret and verifies the Service name, SV003 and TL011, helm test passes', async () => {
+      expect((await upgrade([WAIT, 'serverTLS.enabled=true'])).code).toBe(0);
+      const tested = await helmTest();
+      expect(tested.code, tested.output).toBe(0);
+      const report = reportIn(tested.output);
+      console.info(`[tls] attempts: ${attemptsOf(report)}`);
+      expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN004', 'PL002', 'PB002']);
+      expect(report.findings.filter((f) => f.status !== 'OK')).toEqual([]);
+      expect(finding(report, 'SV003')?.message).toContain('through TLS');
+      const tl011 = finding(report, 'TL011');
+      expect(tl011?.resource).toBe(target);
+      expect(tl011?.message).toContain('/var/run/secrets/inferencecache.io/server-tls/ca.crt');
+      expect(tl011?.message).toContain('for the name inference-cache-server.inference-cache-system.svc');
+    }, 600_000);
+
+    it('not enabled: TL001 says the port speaks TLS and what to set, instead of a protocol error; helm test fails', async () => {
+      expect((await upgrade(['wait.helmTestSeconds=5'])).code).toBe(0);
+      const tested = await helmTest();
+      expect(tested.code).not.toBe(0);
+      const report = reportIn(tested.output);
+      expect(codes(report)).toEqual(expect.arrayContaining(['SV001', 'TL001']));
+      expect(finding(report, 'TL001')?.message).toContain('speaks TLS');
+      expect(finding(report, 'TL001')?.hint).toContain('serverTLS.enabled');
+      expect((await pod(podName)).status?.containerStatuses?.[0]?.state?.terminated?.message).toContain('TL001');
+    }, 600_000);
+
+    it('a renewal that put in a CA chain whose leaf expires in 5 days: TL006 (WARN), helm test passes under failOn=fail', async () => {
+      const chain = caChain(join(dir, 'chain'), { intermediate: true, notAfter: new Date(Date.now() + 5 * 86_400_000 + 3_600_000) });
+      await writeServerTlsSecret(cluster.kc, chain);
+      await rollServer(cluster.kc, { tls: true });
+      expect((await upgrade([WAIT, 'serverTLS.enabled=true'])).code).toBe(0);
+      const tested = await helmTest();
+      expect(tested.code, tested.output).toBe(0);
+      const report = reportIn(tested.output);
+      expect(codes(report)).toEqual(expect.arrayContaining(['SV003', 'TL011', 'TL006']));
+      expect(finding(report, 'TL006')?.message).toContain('expires in 5 days');
+      expect(report.summary).toMatchObject({ warn: 1, exitCode: 0, failOn: 'FAIL' });
+    }, 600_000);
+
+    it('the Secret gone: the pod does not hang on the optional volume, TL001 names the missing CA file', async () => {
+      await deleteServerTlsSecret(cluster.kc);
+      expect((await upgrade(['wait.helmTestSeconds=5', 'serverTLS.enabled=true'])).code).toBe(0);
+      const tested = await helmTest();
+      expect(tested.code).not.toBe(0);
+      expect(tested.output).toMatch(/Phase:\s+Failed/);
+      const report = reportIn(tested.output);
+      expect(finding(report, 'TL001')?.message).toMatch(/server-tls\/ca\.crt cannot be used: ENOENT/);
     }, 600_000);
   });
 

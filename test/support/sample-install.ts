@@ -9,7 +9,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ago, bindPod, condition, createBackend, createPod, createPolicy, createTenant } from './cluster-objects.ts';
 import { INSTALL_NAMESPACE, applyObjects, createNamespace, installCrds, loadFixture } from './fixtures.ts';
 import { kubeconfigWithToken, requestToken } from './identity.ts';
-import { DEFAULT_CONTROLLER_AUDIENCE, startReferenceServer, type ReferenceServer } from './reference-server/server.ts';
+import {
+  DEFAULT_CONTROLLER_AUDIENCE,
+  startReferenceServer,
+  type ReferenceServer,
+  type ReferenceServerOptions,
+} from './reference-server/server.ts';
 
 /** The ServiceAccount the server admits on `/snapshot`; the controller runs as it. */
 export const CONTROLLER_SERVICE_ACCOUNT = 'inference-cache-controller-manager';
@@ -34,6 +39,8 @@ export interface SampleInstallOptions {
   /** The namespace holding the healthy workload objects. */
   readonly workloadNamespace?: string;
   readonly log?: (line: string) => void;
+  /** Serve TLS on the gRPC port, as upstream's TLS overlay does (files as its Secret holds them). */
+  readonly grpcTls?: ReferenceServerOptions['tls'];
 }
 
 /** A running sample install. */
@@ -65,7 +72,7 @@ function randomLoopback(): string {
 
 /** Starts the reference server on `opts.host` (or a free random loopback address) with HTTP on :8081. */
 async function startServerOnFreeLoopback(opts: SampleInstallOptions, kubeconfig: string): Promise<ReferenceServer> {
-  const { host, grpcPort = 0, log } = opts;
+  const { host, grpcPort = 0, log, grpcTls } = opts;
   for (let attempt = 0; ; attempt++) {
     try {
       return await startReferenceServer({
@@ -74,6 +81,7 @@ async function startServerOnFreeLoopback(opts: SampleInstallOptions, kubeconfig:
         httpPort: SNAPSHOT_PORT,
         kubeconfig,
         ...(log === undefined ? {} : { log }),
+        ...(grpcTls === undefined ? {} : { tls: grpcTls }),
       });
     } catch (err) {
       if (host !== undefined || attempt >= 5 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;

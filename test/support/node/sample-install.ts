@@ -155,28 +155,83 @@ export async function waitForPodsReady(
   }
 }
 
+/** The Secret cert-manager writes for the server's TLS overlay (tls.crt, tls.key, ca.crt). */
+export const SERVER_TLS_SECRET = 'inference-cache-server-tls';
+/** Where upstream's overlay mounts that Secret in the server, and the flags that point at it. */
+const SERVER_TLS_DIR = '/var/run/secrets/tls';
+const SERVER_TLS_ARGS = [`--tls-cert-file=${SERVER_TLS_DIR}/tls.crt`, `--tls-key-file=${SERVER_TLS_DIR}/tls.key`];
+
+/** The pod-template annotation that makes each roll-out a new pod, and tells it from the previous one. */
+const ROLLOUT = 'kubectl.kubernetes.io/restartedAt';
+
+/** How the server runs: its health answer, and whether its gRPC port serves TLS from the Secret. */
+export interface ServerShape {
+  readonly health?: 'SERVING' | 'NOT_SERVING';
+  readonly tls?: boolean;
+}
+
+/** Writes the TLS Secret as cert-manager would, from certificate files made by the tests. */
+export async function writeServerTlsSecret(kc: KubeConfig, files: { certPem: string; keyPem: string; caPem: string }): Promise<void> {
+  const b64 = (text: string) => Buffer.from(text).toString('base64');
+  await applyObjects(kc, [
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: SERVER_TLS_SECRET, namespace: INSTALL_NAMESPACE },
+      type: 'kubernetes.io/tls',
+      data: { 'tls.crt': b64(files.certPem), 'tls.key': b64(files.keyPem), 'ca.crt': b64(files.caPem) },
+    },
+  ]);
+}
+
+/** Deletes the TLS Secret (a running server keeps the files it mounted). */
+export async function deleteServerTlsSecret(kc: KubeConfig): Promise<void> {
+  await kc
+    .makeApiClient(CoreV1Api)
+    .deleteNamespacedSecret({ name: SERVER_TLS_SECRET, namespace: INSTALL_NAMESPACE })
+    .catch((err: unknown) => {
+      if ((err as { code?: number }).code !== 404) throw err;
+    });
+}
+
 /**
- * Rolls the reference server out with `--health-status mode` (SERVING restores the install) and waits
- * until only the new pod runs, Ready. Its readiness is a TCP check, so a NOT_SERVING server is Ready,
- * as a real server that answers gRPC health would be.
+ * Rolls the reference server out in `shape` (the default restores the install: SERVING, plaintext)
+ * as a new pod, and waits until only that pod runs, Ready. With `tls` its Deployment gets what upstream's TLS
+ * overlay adds: the two flags and the Secret mounted read-only. Its readiness is a TCP check, so a
+ * NOT_SERVING or TLS server is Ready, as a real one would be.
  */
-export async function setServerHealth(kc: KubeConfig, mode: 'SERVING' | 'NOT_SERVING'): Promise<void> {
+export async function rollServer(kc: KubeConfig, shape: ServerShape = {}): Promise<void> {
+  const { health = 'SERVING', tls = false } = shape;
   const apps = kc.makeApiClient(AppsV1Api);
   const core = kc.makeApiClient(CoreV1Api);
   const name = 'inference-cache-server';
   const deployment = await apps.readNamespacedDeployment({ name, namespace: INSTALL_NAMESPACE });
-  const container = deployment.spec?.template.spec?.containers[0];
-  if (container === undefined) throw new Error('the server Deployment has no container');
-  const args = mode === 'SERVING' ? SERVER_ARGS : [...SERVER_ARGS, '--health-status', mode];
+  const spec = deployment.spec?.template.spec;
+  const container = spec?.containers[0];
+  if (spec === undefined || container === undefined) throw new Error('the server Deployment has no container');
+  const args = [...SERVER_ARGS, ...(health === 'SERVING' ? [] : ['--health-status', health]), ...(tls ? SERVER_TLS_ARGS : [])];
   container.args = args;
+  // A new pod every time, as `kubectl rollout restart` makes one: the reference server reads its
+  // certificate when it starts, so a rewritten Secret needs a new pod even when the spec is the same.
+  const rollout = new Date().toISOString();
+  const template = deployment.spec?.template;
+  if (template !== undefined)
+    template.metadata = { ...template.metadata, annotations: { ...template.metadata?.annotations, [ROLLOUT]: rollout } };
+  container.volumeMounts = tls ? [{ name: 'grpc-tls', mountPath: SERVER_TLS_DIR, readOnly: true }] : [];
+  spec.volumes = tls ? [{ name: 'grpc-tls', secret: { secretName: SERVER_TLS_SECRET } }] : [];
   await apps.replaceNamespacedDeployment({ name, namespace: INSTALL_NAMESPACE, body: deployment });
   const deadline = Date.now() + 120_000;
   for (;;) {
     const pods = await core.listNamespacedPod({ namespace: INSTALL_NAMESPACE, labelSelector: 'app.kubernetes.io/component=server' });
     const only = pods.items.length === 1 ? pods.items[0] : undefined;
     const ready = only?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-    if (ready && JSON.stringify(only?.spec?.containers[0]?.args) === JSON.stringify(args)) return;
-    if (Date.now() > deadline) throw new Error(`the server did not roll out with ${mode} within 120s`);
+    if (ready && only?.metadata?.annotations?.[ROLLOUT] === rollout) return;
+    if (Date.now() > deadline) throw new Error(`the server did not roll out with ${args.join(' ')} within 120s`);
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+/** Rolls the reference server out with `--health-status mode` (SERVING restores the install). */
+export async function setServerHealth(kc: KubeConfig, mode: 'SERVING' | 'NOT_SERVING'): Promise<void> {
+  await rollServer(kc, { health: mode });
 }

@@ -1,7 +1,9 @@
 /**
  * The reference server's gRPC listener: the standard `grpc.health.v1.Health` service with a
  * switchable status for service `""` (upstream-doctor.md §5, R-5.4). `Watch` is declared but not
- * implemented (grpc-js answers UNIMPLEMENTED for it).
+ * implemented (grpc-js answers UNIMPLEMENTED for it). Plaintext by default; with {@link GrpcTls} it
+ * serves TLS only, optionally requiring client certificates, as the upstream server does when given
+ * `--tls-cert-file` and `--tls-key-file`.
  *
  * Test support only; never shipped.
  *
@@ -100,8 +102,29 @@ export interface HealthServer {
   stop(): Promise<void>;
 }
 
-/** Starts the gRPC listener on `host:port` (0 picks a free port), plaintext. */
-export async function startHealthServer(host: string, port: number, initial: HealthMode): Promise<HealthServer> {
+/**
+ * TLS material of the gRPC listener, as PEM text. With it the port speaks TLS only (no plaintext
+ * fallback), so a client that dials it without TLS, or with the wrong trust, fails like it would
+ * against an upstream server started with `--tls-cert-file`.
+ */
+export interface GrpcTls {
+  /** The serving certificate, then any intermediates: the chain sent to clients. */
+  readonly certChainPem: string;
+  readonly keyPem: string;
+  /** When set, every client must present a certificate issued by one of these CAs (mTLS). */
+  readonly clientCaPem?: string;
+}
+
+function serverCredentials(tls: GrpcTls | undefined): ServerCredentials {
+  if (tls === undefined) return ServerCredentials.createInsecure();
+  const pair = { cert_chain: Buffer.from(tls.certChainPem), private_key: Buffer.from(tls.keyPem) };
+  if (tls.clientCaPem === undefined) return ServerCredentials.createSsl(null, [pair], false);
+  return ServerCredentials.createSsl(Buffer.from(tls.clientCaPem), [pair], true);
+}
+
+/** Starts the gRPC listener on `host:port` (0 picks a free port): plaintext, or TLS when `tls` is given. */
+export async function startHealthServer(host: string, port: number, initial: HealthMode, tls?: GrpcTls): Promise<HealthServer> {
+  const credentials = serverCredentials(tls);
   const server = new Server();
   let mode: HealthMode = initial;
   let registered = false;
@@ -133,9 +156,7 @@ export async function startHealthServer(host: string, port: number, initial: Hea
   sync();
 
   const bound = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    );
+    server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:${port}`, credentials, (err, p) => (err ? reject(err) : resolve(p)));
   });
 
   return {

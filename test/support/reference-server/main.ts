@@ -3,8 +3,9 @@
  *
  *     node test/support/reference-server/main.ts [flags]
  *
- * Prints one JSON line `{"grpcPort":N,"httpPort":N}` on stdout once both listeners are up; logs go to
- * stderr; SIGTERM or SIGINT stops it with exit code 0. Bad flags exit 2.
+ * Prints one JSON line `{"grpcPort":N,"httpPort":N}` on stdout once both listeners are up (with
+ * `"tls":true` added when the gRPC port serves TLS); logs go to stderr; SIGTERM or SIGINT stops it
+ * with exit code 0. Bad flags exit 2; a listener or a TLS file that cannot be set up exits 1.
  *
  * Test support only; never shipped.
  *
@@ -21,6 +22,7 @@ import {
   type Faults,
   type HealthMode,
   type ReferenceServerOptions,
+  type ReferenceServerTls,
   type RouteName,
 } from './server.ts';
 
@@ -36,6 +38,9 @@ const USAGE = `usage: node test/support/reference-server/main.ts [flags]
   --health-status MODE            ${HEALTH_MODES.join(' | ')} (default SERVING)
   --missing-route PATH            answer 404 on /snapshot, /policy or /probe (repeatable)
   --token-review-timeout-ms N     TokenReview timeout (default 10000)
+  --tls-cert-file FILE            serve TLS on the gRPC port with this certificate chain (PEM; needs --tls-key-file)
+  --tls-key-file FILE             private key of --tls-cert-file (PEM; needs --tls-cert-file)
+  --tls-client-ca-file FILE       require client certificates issued by these CAs (needs the two above)
   -h, --help`;
 
 function fail(message: string): never {
@@ -75,6 +80,9 @@ async function main(): Promise<void> {
         'health-status': { type: 'string' },
         'missing-route': { type: 'string', multiple: true },
         'token-review-timeout-ms': { type: 'string' },
+        'tls-cert-file': { type: 'string' },
+        'tls-key-file': { type: 'string' },
+        'tls-client-ca-file': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -98,6 +106,23 @@ async function main(): Promise<void> {
   const timeout = values['token-review-timeout-ms'];
   if (timeout !== undefined && !/^\d+$/.test(timeout)) fail(`--token-review-timeout-ms: not a number: ${JSON.stringify(timeout)}`);
 
+  const certFile = values['tls-cert-file'];
+  const keyFile = values['tls-key-file'];
+  const clientCaFile = values['tls-client-ca-file'];
+  if ((certFile === undefined) !== (keyFile === undefined)) fail('--tls-cert-file and --tls-key-file go together: give both or neither');
+  if (clientCaFile !== undefined && certFile === undefined) fail('--tls-client-ca-file needs --tls-cert-file and --tls-key-file');
+  for (const [flag, value] of [
+    ['--tls-cert-file', certFile],
+    ['--tls-key-file', keyFile],
+    ['--tls-client-ca-file', clientCaFile],
+  ] as const) {
+    if (value === '') fail(`${flag}: empty file name`);
+  }
+  const tls: ReferenceServerTls | undefined =
+    certFile === undefined || keyFile === undefined
+      ? undefined
+      : { certFile, keyFile, ...(clientCaFile === undefined ? {} : { clientCaFile }) };
+
   const opts: ReferenceServerOptions = {
     grpcPort: port('--grpc-port', values['grpc-port']),
     httpPort: port('--http-port', values['http-port']),
@@ -110,6 +135,7 @@ async function main(): Promise<void> {
     ...(values['policy-audience'] === undefined ? {} : { policyAudience: values['policy-audience'] }),
     ...(values['insecure-disable-auth'] === true ? { insecureDisableAuth: true } : {}),
     ...(timeout === undefined ? {} : { tokenReviewTimeoutMs: Number(timeout) }),
+    ...(tls === undefined ? {} : { tls }),
   };
 
   let server;
@@ -132,7 +158,8 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  process.stdout.write(`${JSON.stringify({ grpcPort: running.grpcPort, httpPort: running.httpPort })}\n`);
+  const ready = { grpcPort: running.grpcPort, httpPort: running.httpPort, ...(running.grpcTls ? { tls: true } : {}) };
+  process.stdout.write(`${JSON.stringify(ready)}\n`);
 }
 
 await main();

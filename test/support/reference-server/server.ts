@@ -1,9 +1,10 @@
 /**
  * A reference cache-plane server for tests and the demo, written from upstream-doctor.md §9.1 and §5:
  *
- * - gRPC (plaintext): `grpc.health.v1.Health/Check`, service `""` switchable between the four serving
- *   statuses, `unimplemented` (service not registered) and `hang`;
- * - HTTP, the controller-facing listener: exact-path `/snapshot`, `/policy`, `/probe`, each behind its
+ * - gRPC, plaintext or (with `tls`) TLS only, optionally requiring client certificates:
+ *   `grpc.health.v1.Health/Check`, service `""` switchable between the four serving statuses,
+ *   `unimplemented` (service not registered) and `hang`;
+ * - HTTP (always plain HTTP), the controller-facing listener: exact-path `/snapshot`, `/policy`, `/probe`, each behind its
  *   own TokenReview authenticator (audience, allowed ServiceAccount, 30 s / 32-entry cache), auth
  *   before the method check; `insecureDisableAuth` turns authentication off;
  * - fault switches for what the doctor must detect: missing routes, forced statuses, bad bodies,
@@ -14,12 +15,13 @@
  * @module
  */
 
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describeError } from '../../../src/text/errors.ts';
 import { RouteAuthenticator, type AuthCounts } from './auth.ts';
-import { HEALTH_MODES, startHealthServer, type HealthMode, type HealthServer } from './health.ts';
+import { HEALTH_MODES, startHealthServer, type GrpcTls, type HealthMode, type HealthServer } from './health.ts';
 
 export type { AuthCounts } from './auth.ts';
 export { HEALTH_MODES, type HealthMode } from './health.ts';
@@ -93,6 +95,20 @@ export interface ReferenceServerOptions {
   readonly snapshot?: unknown;
   /** Server-side log (refusal reasons, TokenReview errors). Default: silent. */
   readonly log?: (line: string) => void;
+  /**
+   * Serve TLS on the gRPC port, like upstream's `--tls-cert-file`/`--tls-key-file` (the HTTP listener
+   * stays plain HTTP). The files are read once, at start.
+   */
+  readonly tls?: ReferenceServerTls;
+}
+
+/** PEM files of the gRPC listener's TLS (a cert-manager Secret mounts them as `tls.crt`, `tls.key`, `ca.crt`). */
+export interface ReferenceServerTls {
+  /** The serving certificate followed by any intermediates. */
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** CA bundle that client certificates must chain to; when set, a client without one is refused. */
+  readonly clientCaFile?: string;
 }
 
 export interface ReferenceServer {
@@ -101,6 +117,8 @@ export interface ReferenceServer {
   readonly httpPort: number;
   /** `host:port` of the gRPC listener. */
   readonly grpcTarget: string;
+  /** Whether the gRPC listener speaks TLS. */
+  readonly grpcTls: boolean;
   /** `http://host:port` of the HTTP listener. */
   readonly baseUrl: string;
   /** Replaces every fault switch (absent fields reset to normal). */
@@ -185,6 +203,23 @@ function pathOf(target: string | undefined): string {
 function routeOf(target: string | undefined): RouteName | undefined {
   const path = pathOf(target);
   return ROUTE_NAMES.find((name) => ROUTE_PATHS[name] === path);
+}
+
+/** The PEM text of the TLS files; a missing or unreadable file is an error naming it. */
+function readTls(tls: ReferenceServerTls | undefined): GrpcTls | undefined {
+  if (tls === undefined) return undefined;
+  const read = (what: string, file: string): string => {
+    checkSetting(`TLS ${what} file`, file);
+    try {
+      return fs.readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new Error(`reading the TLS ${what} file: ${describeError(err)}`, { cause: err });
+    }
+  };
+  const certChainPem = read('certificate', tls.certFile);
+  const keyPem = read('key', tls.keyFile);
+  if (tls.clientCaFile === undefined) return { certChainPem, keyPem };
+  return { certChainPem, keyPem, clientCaPem: read('client CA', tls.clientCaFile) };
 }
 
 /** Starts both listeners. Rejects (and leaves nothing running) on a bad option or a busy port. */
@@ -304,7 +339,8 @@ export async function startReferenceServer(opts: ReferenceServerOptions = {}): P
     });
   });
 
-  const health: HealthServer = await startHealthServer(host, opts.grpcPort ?? 0, faults.health ?? 'SERVING');
+  const grpcTls = readTls(opts.tls);
+  const health: HealthServer = await startHealthServer(host, opts.grpcPort ?? 0, faults.health ?? 'SERVING', grpcTls);
   try {
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
@@ -327,6 +363,7 @@ export async function startReferenceServer(opts: ReferenceServerOptions = {}): P
     grpcPort: health.port,
     httpPort,
     grpcTarget: `${hostForUrl}:${health.port}`,
+    grpcTls: grpcTls !== undefined,
     baseUrl: `http://${hostForUrl}:${httpPort}`,
     setFaults(next: Faults): void {
       validateFaults(next);

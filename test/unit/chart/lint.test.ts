@@ -13,6 +13,7 @@ const modes: { name: string; values?: Values }[] = [
   { name: 'server endpoint and digest', values: { serverEndpoint: '[fd00::1]:9090', image: { repository: 'r.example/d', tag: '', digest: `sha256:${'0'.repeat(64)}`, pullPolicy: 'Always' } } },
   { name: 'another namespace', values: { namespace: 'cache-prod' } },
   { name: 'waits and suppressions', values: { wait: { helmTestSeconds: 30, afterDeploySeconds: 600 }, suppress: ['CB004', 'CT001=cachetenant/batch/*'] } },
+  { name: 'server TLS', values: { serverTLS: { enabled: true, secretName: 'cache-grpc-ca', caKey: 'bundle.pem', serverName: 'inference-cache-server.inference-cache-system.svc' } } },
 ];
 
 const refused: { name: string; values: Values; message: RegExp }[] = [
@@ -35,6 +36,14 @@ const refused: { name: string; values: Values; message: RegExp }[] = [
   { name: 'a label value that is not a string', values: { controller: { labels: { tier: 3 } } }, message: /tier|string/ },
   { name: 'a namespace that is not a DNS label', values: { namespace: 'Cache_System' }, message: /namespace/ },
   { name: 'a server endpoint with a scheme', values: { serverEndpoint: 'http://server:9090' }, message: /serverEndpoint/ },
+  { name: 'a TLS Secret name that is not a DNS subdomain', values: { serverTLS: { secretName: 'Server_TLS' } }, message: /secretName/ },
+  { name: 'an empty TLS Secret name', values: { serverTLS: { secretName: '' } }, message: /secretName/ },
+  { name: 'an unknown key under serverTLS', values: { serverTLS: { caFile: '/etc/ca.crt' } }, message: /caFile/ },
+  { name: 'a client key under serverTLS (the chart mounts none)', values: { serverTLS: { certFile: 'tls.crt', keyFile: 'tls.key' } }, message: /certFile|keyFile/ },
+  { name: 'a CA key that is a path', values: { serverTLS: { caKey: 'certs/ca.crt' } }, message: /caKey/ },
+  { name: 'a CA key of ..', values: { serverTLS: { caKey: '..' } }, message: /caKey/ },
+  { name: 'serverTLS.enabled as a string', values: { serverTLS: { enabled: 'true' } }, message: /enabled/ },
+  { name: 'a server name with a port', values: { serverTLS: { serverName: 'server:9090' } }, message: /serverName/ },
   { name: 'a digest without its algorithm', values: { image: { digest: '0'.repeat(64) } }, message: /digest/ },
   { name: 'an unknown pull policy', values: { image: { pullPolicy: 'Sometimes' } }, message: /pullPolicy/ },
   { name: 'pull secrets as strings', values: { imagePullSecrets: ['creds'] }, message: /imagePullSecrets/ },

@@ -3,11 +3,16 @@
 import { describe, expect, it } from 'vitest';
 import { helmBinaries, helmTemplate, only, skipReason, type Values } from '../../support/helm.ts';
 import type { KubeObject } from '../../support/fixtures.ts';
+import type { PolicyRule } from './grants.ts';
 import { podFacts, type PodFacts, type PodObject } from './pod-facts.ts';
 
 const SERVER_NS = 'inference-cache-system';
 const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'controller' };
 const TOKEN_FILE = '/var/run/secrets/inferencecache.io/controller-token/token';
+const TLS_DIR = '/var/run/secrets/inferencecache.io/server-tls';
+/** The doctor's flags for TLS on the server's gRPC port, including those the chart never passes. */
+const TLS_FLAGS = ['--server-tls', '--server-ca-file', '--server-name', '--server-insecure-skip-verify', '--server-cert-file', '--server-key-file'];
+const EVERY_HOOK = { helmTest: true, postInstallUpgrade: true, argoCDPostSync: true };
 
 interface RenderCase {
   readonly name: string;
@@ -44,7 +49,15 @@ const cases: readonly RenderCase[] = [
       tokenAudience: 'inferencecache.io/controller',
       tokenExpirationSeconds: 600,
     },
-    flags: { '--timeout': '30s', '--fail-on': 'fail', '--snapshot-token-file': TOKEN_FILE, '--server-endpoint': undefined, '--wait': undefined, '--suppress': undefined },
+    flags: {
+      '--timeout': '30s',
+      '--fail-on': 'fail',
+      '--snapshot-token-file': TOKEN_FILE,
+      '--server-endpoint': undefined,
+      '--wait': undefined,
+      '--suppress': undefined,
+      ...Object.fromEntries(TLS_FLAGS.map((f) => [f, undefined])),
+    },
     noAnnotations: ['argocd.argoproj.io/hook'],
     serviceAccounts: [],
   },
@@ -174,6 +187,17 @@ function doctorPods(objects: readonly KubeObject[]): PodObject[] {
   return pods.sort((a, b) => deploy(a) - deploy(b));
 }
 
+/** A pod volume that comes from a Secret (PodSpec types only the volumes every rendering has). */
+interface SecretVolume {
+  readonly name: string;
+  readonly secret?: { secretName?: string; items?: { key: string; path: string }[]; optional?: boolean; defaultMode?: number };
+}
+
+/** The Secret volumes of a pod. */
+function secretVolumes(pod: PodObject): SecretVolume[] {
+  return ((pod.spec.volumes ?? []) as SecretVolume[]).filter((v) => v.secret !== undefined);
+}
+
 /** The first doctor pod of a rendering. */
 function doctorPod(objects: readonly KubeObject[]): PodObject {
   const [pod] = doctorPods(objects);
@@ -291,6 +315,76 @@ for (const helm of helmBinaries()) {
     it('leaves scheduling and pull settings out when none are given', () => {
       const { spec } = doctorPod(helmTemplate(helm, { namespace: SERVER_NS }));
       for (const key of ['nodeSelector', 'tolerations', 'affinity', 'imagePullSecrets'] as const) expect(spec).not.toHaveProperty(key);
+    });
+
+    describe('TLS on the server\'s gRPC port', () => {
+      const pods = (values: Values) => doctorPods(helmTemplate(helm, { namespace: SERVER_NS, values: { hooks: EVERY_HOOK, ...values } }));
+      const tlsVolume = (secretName: string, key: string): SecretVolume => ({
+        name: 'server-tls',
+        secret: { secretName, items: [{ key, path: 'ca.crt' }], optional: true, defaultMode: 0o444 },
+      });
+
+      it('mounts only the CA key of the default Secret, read-only, and passes the flags, in every hook pod', () => {
+        const rendered = pods({ serverTLS: { enabled: true } });
+        expect(rendered.map((p) => p.metadata.name)).toEqual(['doctor-inferencecache-doctor', 'doctor-inferencecache-doctor-deploy']);
+        for (const pod of rendered) {
+          expect(secretVolumes(pod)).toEqual([tlsVolume('inference-cache-server-tls', 'ca.crt')]);
+          expect(pod.spec.containers[0]?.volumeMounts).toContainEqual({ name: 'server-tls', mountPath: TLS_DIR, readOnly: true });
+          const facts = podFacts(pod);
+          expect(facts.flag('--server-tls')).toBe('on');
+          expect(facts.flag('--server-ca-file')).toBe(`${TLS_DIR}/ca.crt`);
+          for (const flag of TLS_FLAGS) expect(facts.args.filter((a) => a === flag).length).toBeLessThanOrEqual(1);
+          for (const flag of ['--server-name', '--server-insecure-skip-verify', '--server-cert-file', '--server-key-file']) expect(facts.args).not.toContain(flag);
+          checkInvariants(pod);
+        }
+      });
+
+      it('lets the doctor (uid 65532, not root) read the CA file', () => {
+        for (const pod of pods({ serverTLS: { enabled: true } })) {
+          const mode = secretVolumes(pod)[0]?.secret?.defaultMode ?? 0o644;
+          const fsGroup = pod.spec.securityContext?.['fsGroup'];
+          // The kubelet makes a Secret volume's files root-owned and, with fsGroup, group-owned by it.
+          expect((mode & 0o004) !== 0 || ((mode & 0o040) !== 0 && fsGroup === 65532)).toBe(true);
+          expect(pod.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532 });
+        }
+      });
+
+      it('takes another Secret, key and server name', () => {
+        const values = {
+          serverEndpoint: '10.96.0.20:9090',
+          serverTLS: { enabled: true, secretName: 'cache-grpc-ca', caKey: 'bundle.pem', serverName: 'inference-cache-server.inference-cache-system.svc' },
+        };
+        for (const pod of pods(values)) {
+          expect(secretVolumes(pod)).toEqual([tlsVolume('cache-grpc-ca', 'bundle.pem')]);
+          const facts = podFacts(pod);
+          expect(facts.flag('--server-ca-file')).toBe(`${TLS_DIR}/ca.crt`);
+          expect(facts.flag('--server-name')).toBe('inference-cache-server.inference-cache-system.svc');
+          expect(facts.flag('--server-endpoint')).toBe('10.96.0.20:9090');
+        }
+      });
+
+      it('changes nothing in the pods when disabled, whatever else serverTLS holds', () => {
+        const disabled = pods({ serverTLS: { enabled: false, secretName: 'cache-grpc-ca', caKey: 'bundle.pem', serverName: 'cache.example.internal' } });
+        expect(disabled).toEqual(pods({}));
+        for (const pod of disabled) {
+          expect(secretVolumes(pod)).toEqual([]);
+          expect(pod.spec.volumes?.map((v) => v.name)).not.toContain('server-tls');
+          expect(pod.spec.containers[0]?.volumeMounts?.map((m) => m.mountPath)).not.toContain(TLS_DIR);
+          for (const flag of TLS_FLAGS) expect(podFacts(pod).args).not.toContain(flag);
+        }
+      });
+
+      it('adds no RBAC: a volume, not an API read', () => {
+        for (const rbac of [{ create: true, pullSecretNames: [] }, { create: true, pullSecretNames: ['regcred'] }]) {
+          const objects = (enabled: boolean) => helmTemplate(helm, { namespace: SERVER_NS, values: { rbac, serverTLS: { enabled } } });
+          const notPods = (enabled: boolean) => objects(enabled).filter((o) => o.kind !== 'Pod');
+          expect(notPods(true)).toEqual(notPods(false));
+          const { rules } = only(objects(true), 'ClusterRole') as unknown as { rules: PolicyRule[] };
+          const secretRules = rules.filter((r) => r.resources?.includes('secrets'));
+          expect(secretRules.flatMap((r) => r.resourceNames ?? [])).toEqual(rbac.pullSecretNames);
+          expect(secretRules.every((r) => r.resourceNames !== undefined && r.verbs?.join() === 'get')).toBe(true);
+        }
+      });
     });
 
     it('creates no RBAC when rbac.create is off', () => {

@@ -28,6 +28,11 @@ const failingServer: ServerProbes = server({
   snapshot: response(500),
   policy: response(404),
   probe: { kind: 'transport-error', error: 'ECONNREFUSED' },
+  transport: {
+    kind: 'tls-refused',
+    refusal: { error: 'alert handshake failure', clientCertificateRequired: false },
+    clientCertificateSent: false,
+  },
 });
 
 /** Every check has something to complain about. */
@@ -93,11 +98,12 @@ export const JUDGED_CHECKS: ReadonlySet<string> = new Set([
   'NodeFit',
   'ImagePullability',
   'NetworkPolicyReachability',
+  'ServerTLS',
 ]);
 
 export const judgeCases: readonly JudgeCase[] = [
   {
-    name: 'everything failing: order SV, SN, PL, PB, CB, EP, OP, CT, CP, NS, NF, IP, NP',
+    name: 'everything failing: order SV, SN, PL, PB, CB, EP, OP, CT, CP, NS, NF, IP, NP, TL',
     input: everythingFailing,
     expected: [
       ['ServerReachability', 'SV001', GRPC_TARGET, ['Unavailable']],
@@ -115,6 +121,7 @@ export const judgeCases: readonly JudgeCase[] = [
       ['NodeFit', 'NF001', 'pod/ns1/srv'],
       ['ImagePullability', 'IP001', 'secret/ns1/gone'],
       ['NetworkPolicyReachability', 'NP001', 'pod/ns1/srv', ['deny-all']],
+      ['ServerTLS', 'TL010', GRPC_TARGET, ['alert handshake failure']],
     ],
   },
   {

@@ -86,6 +86,53 @@ describe('--server-endpoint', () => {
   });
 });
 
+describe('--server-tls and its companions', () => {
+  it('reads every TLS flag', () => {
+    expect(
+      doctor(
+        '--server-tls=on',
+        '--server-ca-file',
+        '/ca.crt',
+        '--server-name',
+        'inference-cache-server.ns.svc',
+        '--server-cert-file',
+        '/c.crt',
+        '--server-key-file',
+        '/c.key',
+      ).serverTls,
+    ).toEqual({
+      mode: 'on',
+      caFile: '/ca.crt',
+      serverName: 'inference-cache-server.ns.svc',
+      insecureSkipVerify: false,
+      clientCertificate: { certFile: '/c.crt', keyFile: '/c.key' },
+    });
+    expect(doctor('--server-tls', 'off').serverTls).toEqual({ mode: 'off', insecureSkipVerify: false });
+    expect(doctor('--server-insecure-skip-verify', '--server-name', '10.0.0.1').serverTls).toEqual({
+      mode: 'auto',
+      insecureSkipVerify: true,
+      serverName: '10.0.0.1',
+    });
+  });
+  it.each([
+    [['--server-tls=yes'], 'invalid --server-tls "yes" (want one of: auto, on, off)'],
+    [['--server-tls=off', '--server-ca-file=/ca'], '--server-ca-file configure TLS, which --server-tls off turns off'],
+    [
+      ['--server-tls=off', '--server-insecure-skip-verify', '--server-name=x'],
+      '--server-name, --server-insecure-skip-verify configure TLS',
+    ],
+    [['--server-insecure-skip-verify', '--server-ca-file=/ca'], 'give one or the other'],
+    [['--server-cert-file=/c'], '--server-cert-file and --server-key-file go together'],
+    [['--server-key-file=/k'], '--server-cert-file and --server-key-file go together'],
+    [['--server-ca-file='], 'invalid --server-ca-file "": name a file'],
+    [['--server-name=a b'], 'invalid --server-name "a b": want a DNS name or an IP address'],
+    [['--server-name=https://x'], 'invalid --server-name'],
+  ])('%j is refused', (args, why) => {
+    expect(() => doctor(...args)).toThrow(UsageError);
+    expect(() => doctor(...args)).toThrow(why);
+  });
+});
+
 describe('doctor flags', () => {
   it('has the upstream defaults', () => {
     expect(doctor()).toEqual({
@@ -102,6 +149,7 @@ describe('doctor flags', () => {
       waitMs: 0,
       quiet: false,
       timeoutMs: 30_000,
+      serverTls: { mode: 'auto', insecureSkipVerify: false },
     });
   });
   it('reads every flag, long and short', () => {
@@ -164,6 +212,7 @@ describe('doctor flags', () => {
       waitMs: 90_000,
       quiet: true,
       timeoutMs: 120_000,
+      serverTls: { mode: 'auto', insecureSkipVerify: false },
     });
     expect(doctor('--namespace=x', '--output=table').namespace).toBe('x');
     expect(doctor('-ojson').output).toBe('json');
