@@ -128,6 +128,8 @@ export async function probeServerGrpc(
     ...(budget.signal === undefined ? {} : { signal: budget.signal }),
   });
   const serverName = options.serverName ?? address.host;
+  // Auto and off start with upstream's plaintext call, on its full budget and before anything else.
+  const plaintext = options.mode === 'on' ? undefined : await checkGrpcHealth(address.target, budget);
   const material = options.mode === 'off' ? {} : await readMaterial(options);
   const clientCertificateSent = material.cert !== undefined;
 
@@ -179,24 +181,24 @@ export async function probeServerGrpc(
     return { transport, health: await checkGrpcHealth(address.target, { ...remaining(), tls: grpcTls }) };
   };
 
+  if (plaintext !== undefined && !isUnavailable(plaintext)) return { health: plaintext };
   if (material.clientError !== undefined) return { health: { kind: 'error', error: material.clientError } };
 
-  if (options.mode === 'on') {
+  if (plaintext === undefined) {
     const outcome = await handshake();
     if (outcome.kind === 'unreachable')
       return { health: { kind: 'error', error: `no TLS connection to ${address.target}: ${outcome.error}` } };
     if (outcome.kind === 'not-tls') {
       const own = startBudget(remaining().deadlineMs, budget.signal);
-      const plaintext = await answersPlaintextHttp2(address.host, address.port, own);
+      const http2 = await answersPlaintextHttp2(address.host, address.port, own);
       own.dispose();
-      if (plaintext) return { transport: { kind: 'plaintext-port' } };
+      if (http2) return { transport: { kind: 'plaintext-port' } };
       return { health: { kind: 'error', error: `the port did not complete a TLS handshake: ${outcome.error}` } };
     }
     return (await overTls(outcome)) ?? {};
   }
 
-  const health = await checkGrpcHealth(address.target, remaining());
-  if (!isUnavailable(health)) return { health };
+  // The plaintext call could not connect: does the port speak TLS?
   const outcome = await handshake();
   if (options.mode === 'off') {
     if (outcome.kind === 'tls') {
@@ -204,7 +206,7 @@ export async function probeServerGrpc(
       return { transport: { kind: 'tls-port', ...(leaf === undefined ? {} : { certificate: certificateFacts(leaf) }) } };
     }
     if (outcome.kind === 'tls-alert') return { transport: { kind: 'tls-port' } };
-    return { health };
+    return { health: plaintext };
   }
-  return (await overTls(outcome)) ?? { health };
+  return (await overTls(outcome)) ?? { health: plaintext };
 }

@@ -132,6 +132,8 @@ export function tlsHandshake(opts: HandshakeOptions): Promise<HandshakeOutcome> 
       const code = errorCode(err);
       if (secure) finish(tlsOutcome({ kind: 'refused', error, code }));
       else if (!connected) finish({ kind: 'unreachable', error });
+      else if (/NO_APPLICATION_PROTOCOL/.test(code))
+        finish({ kind: 'tls-alert', error: `the port speaks TLS but not HTTP/2 (it refused ALPN h2, which gRPC needs): ${error}`, code });
       else if (/ALERT/.test(code)) finish({ kind: 'tls-alert', error, code });
       else finish({ kind: 'not-tls', error });
     });

@@ -525,8 +525,11 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
     it('gRPC answering a hostile error: SV001, shown not obeyed', async () => {
       await withServers({ error: 13, details: HOSTILE }, wired, (r) => expectCase(r, 2, ['SV001']));
     });
-    it('the gRPC port speaks TLS and no CA is given: TL001 says so, SV001', async () => {
-      await withServers('tls', wired, (r) => expectCase(r, 2, ['SV001', 'TL001']));
+    it('the gRPC port speaks TLS but only HTTP/1.1: TL010 says it refused ALPN h2, SV001', async () => {
+      await withServers('tls', wired, (r) => {
+        const report = expectCase(r, 2, ['SV001', 'TL010']);
+        expect(report?.findings.find((f) => f.code === 'TL010')?.message).toContain('not HTTP/2');
+      });
     });
     it('the gRPC port answers garbage bytes: SV001', async () => {
       await withServers('garbage', wired, (r) => expectCase(r, 2, ['SV001']));

@@ -2,6 +2,8 @@
 // plaintext and in TLS with certificates made here (a cert-manager-like self-signed leaf, a CA chain),
 // in each --server-tls mode, and every certificate fault ServerTLS names.
 import * as fs from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -190,6 +192,22 @@ describe('client certificates', () => {
       clientCertificate: { certFile: '/nonexistent/c.crt', keyFile: '/nonexistent/c.key' },
     });
     expect(result).toEqual({ health: { kind: 'error', error: expect.stringContaining('/nonexistent/c.crt') } });
+  });
+});
+
+describe('a TLS port that does not speak HTTP/2', () => {
+  it('an HTTPS/1.1 server refuses ALPN h2: tls-refused saying so', async () => {
+    const https = createHttpsServer({ cert: selfSigned.certPem, key: selfSigned.keyPem }, (_req, res) => res.end());
+    await new Promise<void>((r) => https.listen(0, '127.0.0.1', r));
+    try {
+      const result = await probe((https.address() as AddressInfo).port, { caFile: selfSigned.caFile });
+      expect(result.transport).toMatchObject({
+        kind: 'tls-refused',
+        refusal: { error: expect.stringContaining('not HTTP/2') as string, clientCertificateRequired: false },
+      });
+    } finally {
+      https.close();
+    }
   });
 });
 
