@@ -8,7 +8,7 @@ import { gatherClusterState } from './cluster/gather.ts';
 import { loadKubeConfig } from './cluster/kubeconfig.ts';
 import { readDoctorPod } from './cluster/pod-identity.ts';
 import type { ClusterState } from './cluster/state.ts';
-import { joinHostPort, splitHostPort } from './go/hostport.ts';
+import { joinHostPort } from './go/hostport.ts';
 import type { GrpcPortAddress } from './probes/server-transport.ts';
 import type { DialResult, ProbeResults, ServerLocation, ServerProbes } from './probes/results.ts';
 import { dialTcp } from './probes/tcp-dial.ts';
@@ -82,25 +82,27 @@ function probeBudget(deadline: number): number {
   return Math.max(0, Math.min(PROBE_BUDGET_MS, deadline - Date.now()));
 }
 
-async function locateServer(options: DoctorOptions, api: KubeApi, signal: AbortSignal): Promise<ServerLocation> {
+/** Where the server was found: the location the checks see, and the gRPC port as the probe dials it. */
+type Located =
+  | { readonly location: Extract<ServerLocation, { kind: 'found' }>; readonly grpc: GrpcPortAddress }
+  | { readonly location: Extract<ServerLocation, { kind: 'failed' }> };
+
+async function locateServer(options: DoctorOptions, api: KubeApi, signal: AbortSignal): Promise<Located> {
   let host: string;
   let grpcPort: string;
   if (options.serverEndpoint !== undefined) {
     ({ host, grpcPort } = options.serverEndpoint);
   } else {
     const found = await discoverServerNamespace(api, signal);
-    if (!found.ok) return { kind: 'failed', error: found.error };
+    if (!found.ok) return { location: { kind: 'failed', error: found.error } };
     host = `${SERVER_SERVICE}.${found.namespace}.svc`;
     grpcPort = DISCOVERED_GRPC_PORT;
   }
-  return { kind: 'found', grpcTarget: joinHostPort(host, grpcPort), httpBase: `http://${joinHostPort(host, SNAPSHOT_PORT)}` };
-}
-
-/** The host and port of a located gRPC target; as with Go's resolver, an empty host is this machine. */
-function grpcAddress(target: string): GrpcPortAddress {
-  const split = splitHostPort(target);
-  const host = split.ok && split.host !== '' ? split.host : 'localhost';
-  return { target, host, port: split.ok ? Number(split.port) : Number(DISCOVERED_GRPC_PORT) };
+  const grpcTarget = joinHostPort(host, grpcPort);
+  return {
+    location: { kind: 'found', grpcTarget, httpBase: `http://${joinHostPort(host, SNAPSHOT_PORT)}` },
+    grpc: { target: grpcTarget, host, port: Number(grpcPort) },
+  };
 }
 
 async function probeServer(
@@ -111,11 +113,12 @@ async function probeServer(
   signal: AbortSignal,
   warnings: string[],
 ): Promise<ServerProbes> {
-  const location = await locateServer(options, api, signal);
-  if (location.kind === 'failed') {
-    warnings.push(`${location.error}; the server probes are skipped`);
-    return { location, tokenSent: false };
+  const located = await locateServer(options, api, signal);
+  if (!('grpc' in located)) {
+    warnings.push(`${located.location.error}; the server probes are skipped`);
+    return { location: located.location, tokenSent: false };
   }
+  const { location, grpc: grpcAddress } = located;
   const bearer = await readBearerToken(options.snapshotTokenFile, {
     controllerToken: files.controllerToken,
     serviceAccountToken: join(files.serviceAccountDir, 'token'),
@@ -128,7 +131,7 @@ async function probeServer(
   ]);
   const budget = () => ({ deadlineMs: probeBudget(deadline), signal });
   const [grpc, snapshot, policy, probe] = await Promise.all([
-    probeServerGrpc(grpcAddress(location.grpcTarget), options.serverTls, budget()),
+    probeServerGrpc(grpcAddress, options.serverTls, budget()),
     probeSnapshot(`${location.httpBase}/snapshot`, { ...budget(), token: bearer.token }),
     probeRoute(`${location.httpBase}/policy`, budget()),
     probeRoute(`${location.httpBase}/probe`, budget()),

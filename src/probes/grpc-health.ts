@@ -71,6 +71,14 @@ function tidyDetails(details: string): string {
     .trim();
 }
 
+/**
+ * Whether a health call failed for want of a connection (Unavailable): what a port of another
+ * protocol (TLS, garbage) or a refused one produces, as opposed to a deadline or an answer.
+ */
+export function isUnavailable(result: GrpcHealthResult): boolean {
+  return result.kind === 'error' && result.error.startsWith(`rpc error: code = ${grpcCodeName(GrpcCode.UNAVAILABLE)} `);
+}
+
 /** An RPC failure in the form Go prints it. */
 export function rpcErrorText(code: number, details: string): string {
   return oneLine(`rpc error: code = ${grpcCodeName(code)} desc = ${tidyDetails(details)}`);

@@ -10,8 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { X509Certificate } from 'node:crypto';
 import * as tls from 'node:tls';
 import { chainLeadsTo, certificateFacts, parsePemBundle } from './certificate.ts';
-import { startBudget } from './deadline.ts';
-import { checkGrpcHealth, type GrpcTls } from './grpc-health.ts';
+import { startBudget, type ProbeBudget } from './deadline.ts';
+import { checkGrpcHealth, isUnavailable, type GrpcTls } from './grpc-health.ts';
 import { answersPlaintextHttp2 } from './h2-preface.ts';
 import { tlsHandshake, type HandshakeOutcome } from './tls-handshake.ts';
 import type { CertificateTrust, GrpcHealthResult, ServerTransport, SessionRefusal } from './results.ts';
@@ -55,8 +55,8 @@ interface Material {
   readonly ca?: Buffer;
   readonly anchors?: readonly X509Certificate[];
   readonly caError?: string;
-  readonly cert?: Buffer;
-  readonly key?: Buffer;
+  /** The client certificate and its key, named as node:tls and grpc-js options name them. */
+  readonly client?: { readonly cert: Buffer; readonly key: Buffer };
   readonly clientError?: string;
 }
 
@@ -73,8 +73,7 @@ async function readMaterial(options: ServerTlsOptions): Promise<Material> {
       material.anchors = parsePemBundle(ca.toString('latin1'));
       material.ca = ca;
     } catch (err) {
-      const why = (err as { code?: unknown }).code === undefined ? describeError(err) : fileErrorReason(err);
-      material.caError = `the CA file ${options.caFile} cannot be used: ${why}`;
+      material.caError = `the CA file ${options.caFile} cannot be used: ${fileErrorReason(err)}`;
     }
   }
   const client = options.clientCertificate;
@@ -82,17 +81,12 @@ async function readMaterial(options: ServerTlsOptions): Promise<Material> {
     try {
       const [cert, key] = await Promise.all([readFile(client.certFile), readFile(client.keyFile)]);
       tls.createSecureContext({ cert, key });
-      material.cert = cert;
-      material.key = key;
+      material.client = { cert, key };
     } catch (err) {
       material.clientError = `the client certificate ${client.certFile} with key ${client.keyFile} cannot be used: ${describeError(err)}`;
     }
   }
   return material;
-}
-
-function isUnavailable(health: GrpcHealthResult): boolean {
-  return health.kind === 'error' && health.error.startsWith('rpc error: code = Unavailable');
 }
 
 function refusalOf(error: string, code: string): SessionRefusal {
@@ -127,27 +121,33 @@ export async function probeServerGrpc(
     deadlineMs: Math.max(0, end - Date.now()),
     ...(budget.signal === undefined ? {} : { signal: budget.signal }),
   });
+  /** Runs one raw-socket step under what is left of the budget. */
+  const step = async <T>(run: (own: ProbeBudget) => Promise<T>): Promise<T> => {
+    const own = startBudget(remaining().deadlineMs, budget.signal);
+    try {
+      return await run(own);
+    } finally {
+      own.dispose();
+    }
+  };
   const serverName = options.serverName ?? address.host;
   // Auto and off start with upstream's plaintext call, on its full budget and before anything else.
   const plaintext = options.mode === 'on' ? undefined : await checkGrpcHealth(address.target, budget);
+  if (plaintext !== undefined && !isUnavailable(plaintext)) return { health: plaintext };
   const material = options.mode === 'off' ? {} : await readMaterial(options);
-  const clientCertificateSent = material.cert !== undefined;
+  const clientCertificateSent = material.client !== undefined;
 
-  const handshake = async (): Promise<HandshakeOutcome> => {
-    const own = startBudget(remaining().deadlineMs, budget.signal);
-    try {
-      return await tlsHandshake({
+  const handshake = (): Promise<HandshakeOutcome> =>
+    step((own) =>
+      tlsHandshake({
         host: address.host,
         port: address.port,
         serverName,
         budget: own,
         ...(material.ca === undefined ? {} : { ca: material.ca }),
-        ...(material.cert === undefined || material.key === undefined ? {} : { cert: material.cert, key: material.key }),
-      });
-    } finally {
-      own.dispose();
-    }
-  };
+        ...material.client,
+      }),
+    );
 
   const overTls = async (outcome: HandshakeOutcome): Promise<ServerGrpcResult | undefined> => {
     if (outcome.kind === 'tls-alert') {
@@ -175,13 +175,12 @@ export async function probeServerGrpc(
     const grpcTls: GrpcTls = {
       skipVerify: options.insecureSkipVerify,
       ...(material.ca === undefined ? {} : { ca: material.ca }),
-      ...(material.cert === undefined || material.key === undefined ? {} : { cert: material.cert, key: material.key }),
+      ...material.client,
       ...(serverName === address.host ? {} : { serverName }),
     };
     return { transport, health: await checkGrpcHealth(address.target, { ...remaining(), tls: grpcTls }) };
   };
 
-  if (plaintext !== undefined && !isUnavailable(plaintext)) return { health: plaintext };
   if (material.clientError !== undefined) return { health: { kind: 'error', error: material.clientError } };
 
   if (plaintext === undefined) {
@@ -189,9 +188,7 @@ export async function probeServerGrpc(
     if (outcome.kind === 'unreachable')
       return { health: { kind: 'error', error: `no TLS connection to ${address.target}: ${outcome.error}` } };
     if (outcome.kind === 'not-tls') {
-      const own = startBudget(remaining().deadlineMs, budget.signal);
-      const http2 = await answersPlaintextHttp2(address.host, address.port, own);
-      own.dispose();
+      const http2 = await step((own) => answersPlaintextHttp2(address.host, address.port, own));
       if (http2) return { transport: { kind: 'plaintext-port' } };
       return { health: { kind: 'error', error: `the port did not complete a TLS handshake: ${outcome.error}` } };
     }

@@ -12,6 +12,7 @@ import {
   INSTALL_NAMESPACE,
   UPSTREAM_DIR,
   applyObjects,
+  deleteObjects,
   installCrds,
   loadFixture,
   loadYamlFile,
@@ -186,12 +187,7 @@ export async function writeServerTlsSecret(kc: KubeConfig, files: { certPem: str
 
 /** Deletes the TLS Secret (a running server keeps the files it mounted). */
 export async function deleteServerTlsSecret(kc: KubeConfig): Promise<void> {
-  await kc
-    .makeApiClient(CoreV1Api)
-    .deleteNamespacedSecret({ name: SERVER_TLS_SECRET, namespace: INSTALL_NAMESPACE })
-    .catch((err: unknown) => {
-      if ((err as { code?: number }).code !== 404) throw err;
-    });
+  await deleteObjects(kc, [{ apiVersion: 'v1', kind: 'Secret', metadata: { name: SERVER_TLS_SECRET, namespace: INSTALL_NAMESPACE } }]);
 }
 
 /**
