@@ -23,7 +23,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/support/bundle-setup.ts', 'test/support/controlplane/global-setup.ts'],
+          globalSetup: ['test/support/bundle-setup.ts', 'test/support/controlplane-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 180_000,
           fileParallelism: false,

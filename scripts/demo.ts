@@ -7,10 +7,12 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describeError } from '../src/text/errors.ts';
-import { bundleIsStale, closedPort, ensureBundle } from '../test/support/bundle.ts';
+import { BUNDLE, bundleIsStale, ensureBundle } from '../dev/bundle.ts';
+import { PROJECT_ROOT } from '../dev/paths.ts';
+import { closedPort } from '../dev/process.ts';
 import {
   ago,
   bindPod,
@@ -21,13 +23,11 @@ import {
   createPod,
   createPodWithSpec,
   createTenant,
-} from '../test/support/cluster-objects.ts';
-import { missingBinaries, resolveBinaries, startControlPlane } from '../test/support/controlplane/controlplane.ts';
-import { createNamespace } from '../test/support/fixtures.ts';
-import { startSampleInstall } from '../test/support/sample-install.ts';
+} from '../dev/cluster/objects.ts';
+import { missingBinaries, resolveBinaries, startControlPlane } from '../dev/cluster/controlplane.ts';
+import { createNamespace } from '../dev/cluster/manifests.ts';
+import { startSampleInstall } from '../dev/cluster/sample-install-local.ts';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const BUNDLE = join(ROOT, 'dist/inferencecache.mjs');
 const BROKEN_NAMESPACE = 'demo-broken';
 /** The demo cluster's one worker: a single-GPU node. */
 const NODE = 'gpu-node-1';
@@ -38,7 +38,7 @@ function step(text: string): void {
 }
 
 function runOrExit(command: string, args: string[]): void {
-  const result = spawnSync(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  const result = spawnSync(command, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (result.status !== 0) {
     process.stderr.write(
       `demo: ${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status ?? 'by a signal'}`})\n`,

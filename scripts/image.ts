@@ -2,20 +2,22 @@
 // with buildah (chroot isolation, its own storage under the cache folder, outside the repository).
 //
 //   npm run image                     # FROMs as the Dockerfile pins them (needs a registry)
-//   IMAGE_BASES=local npm run image   # first builds two local stand-in bases (scripts/image/bases.ts)
+//   IMAGE_BASES=local npm run image   # first builds two local stand-in bases (dev/image/bases.ts)
 //
 // The stand-ins exist only because this machine cannot pull from a registry; a real build uses the
 // Dockerfile's own bases. Writes dist/inferencecache-doctor.oci.tar and prints the image reference.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildStandinBases } from './image/bases.ts';
-import { IMAGE_ARCHIVE, IMAGE_NAME, ROOT, buildah } from './image/buildah.ts';
+import { buildStandinBases } from '../dev/image/bases.ts';
+import { PACKAGE } from '../dev/package.ts';
+import { PROJECT_ROOT } from '../dev/paths.ts';
+import { IMAGE_ARCHIVE, IMAGE_NAME, buildah } from '../dev/image/buildah.ts';
 
-const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+const { version } = PACKAGE;
 const commit = (() => {
   try {
-    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).trim();
   } catch {
     return 'unknown';
   }
@@ -43,12 +45,12 @@ buildah([
   `VERSION=${version}`,
   '--layers=false',
   '-f',
-  join(ROOT, 'Dockerfile'),
+  join(PROJECT_ROOT, 'Dockerfile'),
   '-t',
   tag,
-  ROOT,
+  PROJECT_ROOT,
 ]);
-mkdirSync(join(ROOT, 'dist'), { recursive: true });
+mkdirSync(join(PROJECT_ROOT, 'dist'), { recursive: true });
 rmSync(IMAGE_ARCHIVE, { force: true });
 buildah(['push', '--format', 'oci', tag, `oci-archive:${IMAGE_ARCHIVE}:${tag}`]);
 console.log(`${tag} (commit ${commit}) -> ${IMAGE_ARCHIVE}`);

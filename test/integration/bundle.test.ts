@@ -5,10 +5,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { requireBundle, runBundle } from '../support/bundle.ts';
-import { createBackend, uniqueName, type JsonReport } from '../support/cluster-objects.ts';
-import { bundleSandbox, createNamespace, installCrds, removeSandbox, runSandboxed, type BundleSandbox } from '../support/fixtures.ts';
-import { doctorIdentity, type Identity } from '../support/identity.ts';
+import { requireBundle } from '../../dev/bundle.ts';
+import { runBundle } from '../support/bundle.ts';
+import { createBackend, uniqueName } from '../../dev/cluster/objects.ts';
+import { type JsonReport } from '../support/json-report.ts';
+import { bundleSandbox, removeSandbox, runSandboxed, type BundleSandbox } from '../support/sandbox.ts';
+import { createNamespace, installCrds } from '../../dev/cluster/manifests.ts';
+import { doctorIdentity, type Identity } from '../../dev/cluster/identity.ts';
 import { parseReport } from '../support/report-schema.ts';
 
 const kubeconfig = inject('kubeconfig');

@@ -6,17 +6,17 @@ import { AuthorizationV1Api, KubeConfig, RbacAuthorizationV1Api, dumpYaml } from
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { apiAccesses } from '../../src/checks/registry.ts';
-import { uniqueName } from '../support/cluster-objects.ts';
+import { uniqueName } from '../../dev/cluster/objects.ts';
 import {
   applyObjects,
   createNamespace,
   describeApiError,
-  loadFixture,
+  loadManifests,
   loadYamlFile,
   retarget,
-  upstreamData,
   type KubeObject,
-} from '../support/fixtures.ts';
+} from '../../dev/cluster/manifests.ts';
+import { upstreamData } from '../support/upstream.ts';
 import { helmBinaries, helmTemplate, only, skipReason as helmSkipReason, type Values } from '../support/helm.ts';
 import { evaluateIngress, type NetworkPolicy, type PodEndpoint } from '../support/netpol.ts';
 import { compareGrants, type PolicyRule } from '../unit/chart/grants.ts';
@@ -143,8 +143,8 @@ describe.skipIf(kubeconfig === '')(`the chart against the test control plane${cp
           {
             name: 'our sample NetworkPolicy',
             load: () => ({
-              policies: retarget(loadFixture('install/40-server-networkpolicy.yaml'), ns),
-              server: sampleServer(retarget(loadFixture('install/30-server-service.yaml'), ns)),
+              policies: retarget(loadManifests('install/40-server-networkpolicy.yaml'), ns),
+              server: sampleServer(retarget(loadManifests('install/30-server-service.yaml'), ns)),
             }),
           },
         ];

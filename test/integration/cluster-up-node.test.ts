@@ -7,14 +7,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { requireBundle } from '../support/bundle.ts';
-import { isAlive } from '../support/controlplane/controlplane.ts';
-import { PROJECT_ROOT } from '../support/fixtures.ts';
+import { requireBundle } from '../../dev/bundle.ts';
+import { isAlive } from '../../dev/cluster/controlplane.ts';
+import { PROJECT_ROOT } from '../../dev/paths.ts';
 import { CHART_DIR, HELM_MUST_RUN, helmBinaries, runHelm, type HelmBinary } from '../support/helm.ts';
 import { ensureImage } from '../support/image/build.ts';
-import { NODE_NAME } from '../support/node/addresses.ts';
-import { missingForNode, nodeBinaries, type NodeClusterState } from '../support/node/cluster.ts';
-import { DOCTOR_IMAGE_VALUES } from '../support/node/images.ts';
+import { NODE_NAME } from '../../dev/cluster/node/addresses.ts';
+import { missingForNode, nodeBinaries, type NodeClusterState } from '../../dev/cluster/node/node.ts';
+import { DOCTOR_IMAGE_VALUES } from '../../dev/cluster/images.ts';
 
 const helm4 = helmBinaries().find((h) => h.name === 'Helm 4');
 const missing = [...missingForNode(), ...(helm4 === undefined ? ['Helm 4'] : helm4.missing === '' ? [] : [helm4.missing])];
@@ -29,7 +29,7 @@ describe.skipIf(skip)(`cluster:up --node, by hand${skipReason}`, () => {
     const work = mkdtempSync(join(tmpdir(), 'icd-up-node-'));
     const env = { ...process.env, CONTROLPLANE_STATE_FILE: join(work, 'state.json') };
     const cli = (...args: string[]) =>
-      spawnSync(process.execPath, ['test/support/controlplane/cli.ts', ...args], {
+      spawnSync(process.execPath, ['dev/cluster/cli.ts', ...args], {
         cwd: PROJECT_ROOT,
         env,
         encoding: 'utf8',

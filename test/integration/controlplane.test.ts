@@ -1,4 +1,4 @@
-// Smoke test of the local control plane (test/support/controlplane). Skipped when the binaries are not
+// Smoke test of the local control plane (dev/cluster/controlplane.ts). Skipped when the binaries are not
 // built (run hack/build-controlplane.sh); fails under CI=true in that case (see global-setup.ts).
 import * as fs from 'node:fs';
 import { ApiException, AuthenticationV1Api, CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';

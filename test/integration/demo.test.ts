@@ -2,17 +2,16 @@
 // report with problems and healthy objects, the doctor's exit code passed through.
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { PROJECT_ROOT } from '../../dev/paths.ts';
 
 const kubeconfig = inject('kubeconfig');
 const skipReason = kubeconfig === '' ? ` (skipped: ${inject('controlPlaneSkipReason')})` : '';
-const ROOT = resolve(import.meta.dirname, '../..');
 
 describe.skipIf(kubeconfig === '')(`the demo${skipReason}`, () => {
   it('prints a report with FAIL, WARN, INFO and OK findings and exits with its code', () => {
     const result = spawnSync(process.execPath, ['scripts/demo.ts'], {
-      cwd: ROOT,
+      cwd: PROJECT_ROOT,
       encoding: 'utf8',
       env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', TMPDIR: tmpdir(), NO_COLOR: '1' },
       timeout: 120_000,

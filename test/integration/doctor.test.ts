@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { closedPort, requireBundle, runBundle } from '../support/bundle.ts';
+import { closedPort } from '../../dev/process.ts';
+import { requireBundle } from '../../dev/bundle.ts';
+import { runBundle } from '../support/bundle.ts';
 import {
   ago,
   condition,
@@ -17,16 +19,15 @@ import {
   createPolicy,
   createTenant,
   eventsV1Event,
-  pairs,
   uniqueName,
-  type JsonReport,
-} from '../support/cluster-objects.ts';
-import { createNamespace, installCrds } from '../support/fixtures.ts';
+} from '../../dev/cluster/objects.ts';
+import { pairs, type JsonReport } from '../support/json-report.ts';
+import { createNamespace, installCrds } from '../../dev/cluster/manifests.ts';
 import { PROBE_BUDGET_MS } from '../../src/doctor.ts';
 import { formatGoDuration } from '../../src/go/duration.ts';
-import { writesBy } from '../support/audit.ts';
+import { writesBy } from '../../dev/cluster/audit.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';
-import type { Identity } from '../support/identity.ts';
+import type { Identity } from '../../dev/cluster/identity.ts';
 import { expectEndedOnBudget } from '../support/timing.ts';
 import { parseReport } from '../support/report-schema.ts';
 
@@ -441,7 +442,7 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
 
 describe.skipIf(kubeconfig === '')(`a cluster without the CRDs${skipReason}`, () => {
   it('reports API001 for every CRD-backed read and still judges the rest', async () => {
-    const { startControlPlane } = await import('../support/controlplane/controlplane.ts');
+    const { startControlPlane } = await import('../../dev/cluster/controlplane.ts');
     const bare = await startControlPlane();
     try {
       const result = await runBundle(['doctor', '--kubeconfig', bare.kubeconfigPath, '--config-only', '-o', 'json'], {

@@ -14,8 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ApiextensionsV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { writesBy } from '../support/audit.ts';
-import { closedPort, requireBundle } from '../support/bundle.ts';
+import { pollUntil } from '../../dev/poll.ts';
+import { writesBy } from '../../dev/cluster/audit.ts';
+import { closedPort } from '../../dev/process.ts';
+import { requireBundle } from '../../dev/bundle.ts';
 import {
   condition,
   coreEvent,
@@ -26,13 +28,13 @@ import {
   uniqueName,
   writePodStatus,
   ago,
-} from '../support/cluster-objects.ts';
+} from '../../dev/cluster/objects.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';
 import { startApiProxy, type ApiProxy, type ProxyRule } from '../support/faults/api-proxy.ts';
 import { expectSafe, runInAllFormats, type ReportDocument } from '../support/faults/safe-run.ts';
-import { applyObjects, createNamespace, installCrds, loadFixture, type KubeObject } from '../support/fixtures.ts';
-import { kubeconfigWithToken, type Identity } from '../support/identity.ts';
-import { createKubeletPki } from '../support/kubelet-pki.ts';
+import { applyObjects, createNamespace, installCrds, loadManifests, type KubeObject } from '../../dev/cluster/manifests.ts';
+import { kubeconfigWithToken, type Identity } from '../../dev/cluster/identity.ts';
+import { createServingPki } from '../../dev/cluster/pki/serving-pki.ts';
 import { startBlackhole, getClosedPort } from '../support/servers/blackhole.ts';
 import { startGrpcHealthServer, type HealthMode } from '../support/servers/grpc-health-server.ts';
 import { startHttpServer, type RouteBehaviour, type TestHttpServer } from '../support/servers/http-server.ts';
@@ -278,7 +280,7 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
 
   describe('hostile objects through the real API server (permissive copies of the CRDs)', () => {
     beforeAll(async () => {
-      const permissive = loadFixture('crds').map((crd): KubeObject => {
+      const permissive = loadManifests('crds').map((crd): KubeObject => {
         const spec = crd['spec'] as { versions: { schema?: unknown }[] };
         return {
           ...crd,
@@ -645,7 +647,7 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
 
 /** A TLS listener where plaintext gRPC is expected (any certificate will do: the client fails before it looks). */
 function tlsServer(): HttpsServer {
-  const pki = createKubeletPki(join(mkdtempSync(join(tmpdir(), 'icd-tls-')), 'pki'), 'tls-where-plaintext-is-expected');
+  const pki = createServingPki(join(mkdtempSync(join(tmpdir(), 'icd-tls-')), 'pki'), 'tls-where-plaintext-is-expected');
   return createHttpsServer({ key: readFileSync(pki.servingKey), cert: readFileSync(pki.servingCert) }, (_req, res) => res.end());
 }
 
@@ -663,15 +665,11 @@ function garbageServer(): TcpServer {
 async function waitForPermissive(kc: KubeConfig): Promise<void> {
   const ext = kc.makeApiClient(ApiextensionsV1Api);
   for (const name of ['cachebackends.inferencecache.io', 'cachetenants.inferencecache.io']) {
-    for (let i = 0; i < 100; i++) {
+    await pollUntil(`the permissive schema of ${name}`, { timeoutMs: 10_000, intervalMs: 100 }, async () => {
       const crd = await ext.readCustomResourceDefinition({ name });
       const schema = crd.spec.versions[0]?.schema?.openAPIV3Schema as { 'x-kubernetes-preserve-unknown-fields'?: boolean } | undefined;
-      if (
-        schema?.['x-kubernetes-preserve-unknown-fields'] === true &&
-        crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')
-      )
-        break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+      const established = crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true;
+      return (schema?.['x-kubernetes-preserve-unknown-fields'] === true && established) || 'not served yet';
+    });
   }
 }

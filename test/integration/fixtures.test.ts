@@ -1,4 +1,4 @@
-// Proves test/fixtures/ against the real test control plane: the CRDs install and serve, the install
+// Proves dev/cluster/manifests/ against the real test control plane: the CRDs install and serve, the install
 // and the samples apply, both CacheBackend status shapes persist through /status, the upstream samples
 // are accepted by our CRDs, and our CRDs agree with upstream on every field the doctor reads.
 import * as fs from 'node:fs';
@@ -28,15 +28,15 @@ import {
   describeApiError,
   installCrds,
   isClusterScoped,
-  loadFixture,
+  loadManifests,
   loadYamlFile,
   readCustomObject,
   retarget,
-  upstreamData,
   writeStatus,
   type CustomResource,
   type KubeObject,
-} from '../support/fixtures.ts';
+} from '../../dev/cluster/manifests.ts';
+import { upstreamData } from '../support/upstream.ts';
 
 const kubeconfig = inject('kubeconfig');
 const upstream = upstreamData();
@@ -182,8 +182,8 @@ describe.skipIf(!kubeconfig)(`fixtures ${kubeconfig ? '' : `(skipped: ${inject('
   const run = Date.now().toString(36);
   const ns = `fixtures-${run}`;
   const installNs = `fixtures-install-${run}`;
-  const ourCrds = loadFixture('crds');
-  const install = loadFixture('install');
+  const ourCrds = loadManifests('crds');
+  const install = loadManifests('install');
   const retargeted = retarget(install, installNs);
 
   beforeAll(async () => {
@@ -304,7 +304,7 @@ describe.skipIf(!kubeconfig)(`fixtures ${kubeconfig ? '' : `(skipped: ${inject('
   });
 
   describe('samples and status', () => {
-    const samples = loadFixture('samples');
+    const samples = loadManifests('samples');
     const backend = (name: string) => ({ ...CACHE_BACKENDS, namespace: ns, name });
 
     it('apply, with schema defaults filled in', async () => {

@@ -7,11 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { requireBundle } from '../support/bundle.ts';
-import { ago, condition, createBackend, uniqueName, type JsonReport } from '../support/cluster-objects.ts';
-import { createNamespace, installCrds, writeStatus } from '../support/fixtures.ts';
+import { requireBundle } from '../../dev/bundle.ts';
+import { ago, condition, createBackend, uniqueName } from '../../dev/cluster/objects.ts';
+import { type JsonReport } from '../support/json-report.ts';
+import { createNamespace, installCrds, writeStatus } from '../../dev/cluster/manifests.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';
-import type { Identity } from '../support/identity.ts';
+import type { Identity } from '../../dev/cluster/identity.ts';
 import { validateJunit, xmllintMissing } from '../support/junit/validate.ts';
 import { parseReport } from '../support/report-schema.ts';
 

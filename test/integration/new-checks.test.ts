@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig, type V1Container } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { writesBy } from '../support/audit.ts';
-import { closedPort, requireBundle } from '../support/bundle.ts';
+import { writesBy } from '../../dev/cluster/audit.ts';
+import { closedPort } from '../../dev/process.ts';
+import { requireBundle } from '../../dev/bundle.ts';
 import {
   bindPod,
   createBackend,
@@ -20,14 +21,13 @@ import {
   createSecret,
   createServiceAccount,
   deleteNodes,
-  pairs,
   uniqueName,
   writePodStatus,
-  type JsonReport,
-} from '../support/cluster-objects.ts';
-import { createNamespace, installCrds } from '../support/fixtures.ts';
+} from '../../dev/cluster/objects.ts';
+import { pairs, type JsonReport } from '../support/json-report.ts';
+import { createNamespace, installCrds } from '../../dev/cluster/manifests.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';
-import type { Identity } from '../support/identity.ts';
+import type { Identity } from '../../dev/cluster/identity.ts';
 import { expectEndedByBudget } from '../support/timing.ts';
 
 const kubeconfig = inject('kubeconfig');

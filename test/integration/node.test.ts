@@ -9,14 +9,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, NetworkingV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireBundle } from '../support/bundle.ts';
-import { ago, condition, createBackend, type JsonReport } from '../support/cluster-objects.ts';
-import { CACHE_BACKENDS, INSTALL_NAMESPACE, applyObjects, createNamespace, writeStatus } from '../support/fixtures.ts';
+import { requireBundle } from '../../dev/bundle.ts';
+import { ago, condition, createBackend } from '../../dev/cluster/objects.ts';
+import { type JsonReport } from '../support/json-report.ts';
+import { CACHE_BACKENDS, INSTALL_NAMESPACE, applyObjects, createNamespace, writeStatus } from '../../dev/cluster/manifests.ts';
 import { CHART_DIR, HELM_MUST_RUN, helmBinaries, reportIn, runHelmAsync, type HelmBinary } from '../support/helm.ts';
 import { ensureImage } from '../support/image/build.ts';
-import { BRIDGE, DNS_SERVICE_IP, GUARD_CHAIN, NODE_NAME, POD_CIDR, SERVICE_CIDR } from '../support/node/addresses.ts';
-import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../support/node/cluster.ts';
-import { DOCTOR_IMAGE_VALUES, IMAGES } from '../support/node/images.ts';
+import { BRIDGE, DNS_SERVICE_IP, GUARD_CHAIN, NODE_NAME, POD_CIDR, SERVICE_CIDR } from '../../dev/cluster/node/addresses.ts';
+import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../../dev/cluster/node/node.ts';
+import { DOCTOR_IMAGE_VALUES, IMAGES } from '../../dev/cluster/images.ts';
+import { PACKAGE } from '../../dev/package.ts';
+import { pollUntil } from '../../dev/poll.ts';
 import {
   REMOTE_ENDPOINT,
   WORKLOAD_NAMESPACE,
@@ -25,9 +28,9 @@ import {
   rollServer,
   setServerHealth,
   writeServerTlsSecret,
-} from '../support/node/sample-install.ts';
+} from '../../dev/cluster/node/sample-install-pods.ts';
 import { caChain, selfSignedServingCert } from '../support/tls-pki.ts';
-import { healthyBackendStatus } from '../support/sample-install.ts';
+import { healthyBackendStatus } from '../../dev/cluster/sample-install-local.ts';
 
 const HELMS = helmBinaries().map((helm) => ({ helm, label: helm.name, short: helm.name === 'Helm 3' ? 'h3' : 'h4' }));
 const missing = [...missingForNode(), ...HELMS.filter(({ helm }) => helm.missing !== '').map(({ helm }) => helm.missing)];
@@ -70,7 +73,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
     requireBundle();
     ensureImage();
     cluster = await startNodeCluster({ log: (l) => console.info(`[node] ${l}`) });
-    await deploySampleInstall(cluster.kc, (l) => console.info(`[node] ${l}`));
+    await deploySampleInstall(cluster.kc);
     // A Service selecting the controller's labels: the doctor pod carries them, so the EndpointSlice
     // controller lists it, and must list it not ready.
     await applyObjects(cluster.kc, [
@@ -141,8 +144,10 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       },
     });
     try {
-      for (let phase = ''; phase !== 'Succeeded' && phase !== 'Failed'; await sleep(500))
-        phase = (await core().readNamespacedPod({ namespace: 'default', name })).status?.phase ?? '';
+      await pollUntil(`pod ${name} finished`, { timeoutMs: 60_000, intervalMs: 500 }, async () => {
+        const phase = (await core().readNamespacedPod({ namespace: 'default', name })).status?.phase ?? '';
+        return phase === 'Succeeded' || phase === 'Failed' || `phase ${phase}`;
+      });
       const log = await core().readNamespacedPodLog({ namespace: 'default', name });
       expect(log.trim()).toBe('timeout');
       expect(drops()).toBeGreaterThan(before);
@@ -222,7 +227,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       expect(sv003?.resource).toBe('inference-cache-server.inference-cache-system.svc:9090');
       const done = await pod(podName);
       expect(done.spec?.nodeName).toBe(NODE_NAME);
-      expect(done.spec?.containers[0]?.image).toBe(`${IMAGES.doctorRepository}:0.1.0`);
+      expect(done.spec?.containers[0]?.image).toBe(`${IMAGES.doctorRepository}:${PACKAGE.version}`);
       expect(done.status?.containerStatuses?.[0]?.imageID).toMatch(/sha256:/);
       expect(inCidr(done.status?.podIP ?? '', POD_CIDR)).toBe(true);
       // The kubelet wrote the termination message from the file the doctor wrote.

@@ -1,4 +1,4 @@
-// TLS on the reference cache-plane server's gRPC port (issue 15): the certificates test/support/tls-pki.ts
+// TLS on the reference cache-plane server's gRPC port : the certificates test/support/tls-pki.ts
 // makes, the server serving them to grpc-js clients (self-signed like cert-manager's selfSigned Issuer, a
 // root → intermediate → leaf chain, mTLS), the CLI flags, and what Node's own TLS client reports for the
 // trust failures the doctor has to tell apart. Real sockets on 127.0.0.1; no control plane needed.
@@ -13,7 +13,7 @@ import * as tls from 'node:tls';
 import { Client, credentials, Metadata, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HEALTH_CHECK_PATH, decodeHealthCheckResponse, encodeHealthCheckRequest } from '../../src/probes/grpc-health.ts';
-import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../support/reference-server/server.ts';
+import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../../dev/cluster/reference-server/server.ts';
 import {
   DEFAULT_SERVER_DNS_NAMES,
   caChain,

@@ -1,4 +1,4 @@
-// The reference cache-plane server (test/support/reference-server/) against the real test control
+// The reference cache-plane server (dev/cluster/reference-server/) against the real test control
 // plane: every row of the :8081 decision table (upstream-doctor.md R-9.1.3) with real TokenRequest
 // tokens and real TokenReviews, the cache rules (R-9.1.4), insecure mode (R-9.1.5), every fault
 // switch, the gRPC health modes, and the CLI wrapper as a process.
@@ -11,16 +11,16 @@ import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js'
 import { ApiException, AuthenticationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { HEALTH_CHECK_PATH, checkGrpcHealth, decodeHealthCheckResponse, encodeHealthCheckRequest } from '../../src/probes/grpc-health.ts';
-import { uniqueName } from '../support/cluster-objects.ts';
-import { applyObjects, createNamespace, loadFixture, retarget } from '../support/fixtures.ts';
-import { kubeconfigWithToken, requestToken } from '../support/identity.ts';
+import { uniqueName } from '../../dev/cluster/objects.ts';
+import { applyObjects, createNamespace, loadManifests, retarget } from '../../dev/cluster/manifests.ts';
+import { kubeconfigWithToken, requestToken } from '../../dev/cluster/identity.ts';
 import { expectEndedOnBudget, expectEndedWellBefore } from '../support/timing.ts';
 import {
   SNAPSHOT_READ_LIMIT,
   startReferenceServer,
   type ReferenceServer,
   type ReferenceServerOptions,
-} from '../support/reference-server/server.ts';
+} from '../../dev/cluster/reference-server/server.ts';
 
 const kubeconfig = inject('kubeconfig');
 const skipReason = kubeconfig === '' ? ` (skipped: ${inject('controlPlaneSkipReason')})` : '';
@@ -99,7 +99,7 @@ describe.skipIf(kubeconfig === '')(`reference cache-plane server against the tes
   beforeAll(async () => {
     kc.loadFromFile(kubeconfig);
     await createNamespace(kc, ns);
-    await applyObjects(kc, retarget(loadFixture('install'), ns));
+    await applyObjects(kc, retarget(loadManifests('install'), ns));
     const server = inject('server');
     const caFile = inject('caFile');
     serverKubeconfig = kubeconfigWithToken(server, caFile, await requestToken(kc, ns, 'inference-cache-server'));

@@ -5,8 +5,9 @@ import { readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { transform } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closedPort, requireBundle } from '../support/bundle.ts';
-import { NONROOT_UID, bundleSandbox, removeSandbox, runSandboxed, type BundleSandbox } from '../support/fixtures.ts';
+import { closedPort } from '../../dev/process.ts';
+import { requireBundle } from '../../dev/bundle.ts';
+import { NONROOT_UID, bundleSandbox, removeSandbox, runSandboxed, type BundleSandbox } from '../support/sandbox.ts';
 import { parseReport } from '../support/report-schema.ts';
 
 const VERSION_LINE = /^inferencecache version \d+\.\d+\.\d+\S* \(commit \S+\)\n$/;

@@ -6,7 +6,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closedPort, requireBundle, runBundle, writeKubeconfig } from '../support/bundle.ts';
+import { closedPort } from '../../dev/process.ts';
+import { requireBundle } from '../../dev/bundle.ts';
+import { runBundle, writeKubeconfig } from '../support/bundle.ts';
 
 const TRACE = resolve(import.meta.dirname, '../support/chunk-trace.cjs');
 

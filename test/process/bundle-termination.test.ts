@@ -6,7 +6,9 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closedPort, requireBundle, runBundle, writeKubeconfig } from '../support/bundle.ts';
+import { closedPort } from '../../dev/process.ts';
+import { requireBundle } from '../../dev/bundle.ts';
+import { runBundle, writeKubeconfig } from '../support/bundle.ts';
 import { parseReport } from '../support/report-schema.ts';
 
 const BACKENDS = 3_000;

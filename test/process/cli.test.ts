@@ -2,7 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { closedPort, requireBundle, runBundle, writeKubeconfig, BUNDLE } from '../support/bundle.ts';
+import { closedPort } from '../../dev/process.ts';
+import { requireBundle, BUNDLE } from '../../dev/bundle.ts';
+import { runBundle, writeKubeconfig } from '../support/bundle.ts';
 
 const ESC = '\u001b[';
 

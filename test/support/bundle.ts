@@ -1,76 +1,14 @@
-import { asksForJson, assertReportSchema } from './report-schema.ts';
-import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+// Running the bundle from tests: every JSON report it prints is checked against the published schema.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { requireBundle } from '../../dev/bundle.ts';
+import { collectProcess, type ProcessRun } from '../../dev/process.ts';
+import { asksForJson, assertReportSchema } from './report-schema.ts';
 import { inPodCommand, type PodMounts } from './pod-fs.ts';
 
-/** The bundle `npm run build` writes; process tests run it the way users and the image do. */
-export const BUNDLE = resolve(import.meta.dirname, '../../dist/inferencecache.mjs');
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
-/** Whether the bundle is missing or older than a file it is built from. */
-export function bundleIsStale(): boolean {
-  if (!existsSync(BUNDLE)) return true;
-  const built = statSync(BUNDLE).mtimeMs;
-  const sources = readdirSync(join(ROOT, 'src'), { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => join(e.parentPath, e.name));
-  return [
-    ...sources,
-    join(ROOT, 'package.json'),
-    join(ROOT, 'package-lock.json'),
-    join(ROOT, 'scripts/build.mjs'),
-    join(ROOT, 'scripts/bundle/loader.mjs'),
-  ].some((file) => statSync(file).mtimeMs > built);
-}
-
-/** Builds the bundle (`npm run build`) unless it is up to date; throws with esbuild's output when the build fails. */
-export function ensureBundle(): void {
-  if (!bundleIsStale()) return;
-  const result = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { cwd: ROOT, encoding: 'utf8' });
-  if (result.status !== 0)
-    throw new Error(`building the bundle failed: ${result.stderr || result.error?.message || `exit ${result.status ?? 'by a signal'}`}`);
-}
-
-/** Fails with a clear message when the bundle has not been built. */
-export function requireBundle(): string {
-  if (!existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run \`npm run build\` first (npm test does)`);
-  return BUNDLE;
-}
-
 /** What one run of the bundle produced. */
-export interface BundleRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  readonly elapsedMs: number;
-}
-
-/** Spawns a process, collects its output, and kills it after `timeoutMs` (default 60 s). */
-export function collectProcess(
-  command: string,
-  args: readonly string[],
-  opts: SpawnOptions & { timeoutMs?: number | undefined },
-): Promise<BundleRun> {
-  const started = Date.now();
-  const { timeoutMs, ...spawnOpts } = opts;
-  return new Promise((done, fail) => {
-    const child = spawn(command, [...args], { ...spawnOpts, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs ?? 60_000);
-    child.on('error', fail);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr, elapsedMs: Date.now() - started });
-    });
-  });
-}
+export type BundleRun = ProcessRun;
 
 /**
  * Runs the bundle with Node (the one running the tests: 24 under npm) and collects its output. With
@@ -96,16 +34,6 @@ export async function runBundle(
   } finally {
     if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
   }
-}
-
-/** A loopback port that nothing listens on (bound, then released). */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const address = server.address();
-  await new Promise<void>((r) => server.close(() => r()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /** Writes a kubeconfig for `server` with a bearer token and no CA check, and returns its path. */

@@ -2,10 +2,10 @@
 // what it asked of the API server: shared by the integration suites.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { expect, inject } from 'vitest';
-import { completedRequestsBy } from './audit.ts';
+import { completedRequestsBy } from '../../dev/cluster/audit.ts';
 import { runBundle, type BundleRun } from './bundle.ts';
-import type { JsonReport } from './cluster-objects.ts';
-import { doctorIdentity, type Identity, type ResourceName } from './identity.ts';
+import type { JsonReport } from './json-report.ts';
+import { doctorIdentity, type Identity, type ResourceName } from '../../dev/cluster/identity.ts';
 
 /** A run of the bundle: its exit code and output, with the JSON report parsed. */
 export type DoctorRun = BundleRun & { readonly report: JsonReport };

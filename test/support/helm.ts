@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { collectProcess, type BundleRun } from './bundle.ts';
-import type { JsonReport } from './cluster-objects.ts';
-import { PROJECT_ROOT, type KubeObject } from './fixtures.ts';
+import { collectProcess } from '../../dev/process.ts';
+import { type BundleRun } from './bundle.ts';
+import type { JsonReport } from './json-report.ts';
+import { PROJECT_ROOT } from '../../dev/paths.ts';
+import { type KubeObject } from '../../dev/cluster/manifests.ts';
 import { parseReport } from './report-schema.ts';
 
 /** The chart under test. */

@@ -18,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { openssl } from './openssl-pki.ts';
+import { openssl } from '../../dev/cluster/pki/openssl.ts';
 
 /** The DNS names of the server's Service, as the chart's Certificate lists them. */
 export const DEFAULT_SERVER_DNS_NAMES: readonly string[] = [

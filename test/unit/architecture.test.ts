@@ -5,7 +5,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const SRC = resolve(import.meta.dirname, '../../src');
+const ROOT = resolve(import.meta.dirname, '../..');
+const SRC = join(ROOT, 'src');
 
 /**
  * The layers, lowest first. A module may import its own layer's modules and any layer of a lower rank;
@@ -64,7 +65,7 @@ function violations(files: ReadonlyMap<string, string>): string[] {
 function sources(dir: string): Map<string, string> {
   const files = new Map<string, string>();
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile() && entry.name.endsWith('.ts')) {
+    if (entry.isFile() && /\.(?:ts|mjs)$/.test(entry.name)) {
       const file = join(entry.parentPath, entry.name);
       files.set(file, readFileSync(file, 'utf8'));
     }
@@ -112,5 +113,53 @@ describe('process and environment', () => {
   it('no production module names an environment variable that exists only for tests', () => {
     const testOnly = [...SOURCES].filter(([, source]) => /\bINFERENCECACHE_[A-Z_]+/.test(source)).map(([file]) => relative(SRC, file));
     expect(testOnly).toEqual([]);
+  });
+});
+
+/**
+ * The repository's folders of code and what each may import: the product imports only itself (and the
+ * report's schema), the development tools the product and themselves, the scripts both of those; only
+ * the tests may import anything.
+ */
+const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  src: ['src', 'schema'],
+  dev: ['dev', 'src', 'schema'],
+  scripts: ['scripts', 'dev', 'src', 'schema'],
+};
+
+/** The relative imports of the files that reach a folder they may not, as `file → spec` lines. */
+function foldersCrossed(files: ReadonlyMap<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, source] of files) {
+    const from = relative(ROOT, file).split('/')[0] ?? '';
+    const allowed = MAY_IMPORT[from];
+    if (allowed === undefined) continue;
+    for (const spec of importsOf(source)) {
+      if (!spec.startsWith('.')) continue;
+      const to = relative(ROOT, resolve(dirname(file), spec)).split('/')[0] ?? '';
+      if (!allowed.includes(to)) out.push(`${relative(ROOT, file)} → ${spec}`);
+    }
+  }
+  return out.sort();
+}
+
+describe('the folders of the repository', () => {
+  it('src, dev and scripts import only what they may (never test/)', () => {
+    const all = new Map([...sources(SRC), ...sources(join(ROOT, 'dev')), ...sources(join(ROOT, 'scripts'))]);
+    expect(foldersCrossed(all)).toEqual([]);
+  });
+
+  it('the rule catches a script or a dev module importing the tests, and the product importing dev', () => {
+    const planted = new Map([
+      [join(ROOT, 'scripts/x.ts'), "import { runBundle } from '../test/support/bundle.ts';"],
+      [join(ROOT, 'dev/cluster/y.ts'), "const m = await import('../../test/support/helm.ts');"],
+      [join(ROOT, 'src/z.ts'), "import { PROJECT_ROOT } from '../dev/paths.ts';"],
+      [join(ROOT, 'scripts/ok.ts'), "import { PROJECT_ROOT } from '../dev/paths.ts';\nimport { VERSION } from '../src/version.ts';"],
+    ]);
+    expect(foldersCrossed(planted)).toEqual([
+      'dev/cluster/y.ts → ../../test/support/helm.ts',
+      'scripts/x.ts → ../test/support/bundle.ts',
+      'src/z.ts → ../dev/paths.ts',
+    ]);
   });
 });

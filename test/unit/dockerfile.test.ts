@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
-import { BUNDLE } from '../support/bundle.ts';
-import { PROJECT_ROOT } from '../support/fixtures.ts';
+import { BUNDLE } from '../../dev/bundle.ts';
+import { PROJECT_ROOT } from '../../dev/paths.ts';
 
 /** One instruction: keyword upper-cased, the rest of the (joined) line. */
 interface Instruction {

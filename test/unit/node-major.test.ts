@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../support/fixtures.ts';
+import { PROJECT_ROOT } from '../../dev/paths.ts';
 
 it('src/main.ts and package.json engines name the same Node major', () => {
   const engines = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;

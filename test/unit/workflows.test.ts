@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { resolveBinaries } from '../support/controlplane/controlplane.ts';
-import { PROJECT_ROOT } from '../support/fixtures.ts';
+import { resolveBinaries } from '../../dev/cluster/controlplane.ts';
+import { PROJECT_ROOT } from '../../dev/paths.ts';
 
 const WORKFLOW = join(PROJECT_ROOT, '.github/workflows/release.yml');
 const ACTIONLINT = resolveBinaries().actionlint;

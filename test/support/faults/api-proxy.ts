@@ -7,7 +7,7 @@ import { request as httpsRequest, createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
-import { createKubeletPki } from '../kubelet-pki.ts';
+import { createServingPki } from '../../../dev/cluster/pki/serving-pki.ts';
 
 /** What the proxy does with a request it matches. */
 export type ProxyAction =
@@ -49,7 +49,7 @@ function readBody(stream: IncomingMessage): Promise<Buffer> {
 
 /** Starts the proxy for `upstream` (the API server's URL, trusted through `upstreamCaFile`); its PKI goes to `dir`. */
 export async function startApiProxy(upstream: { readonly server: string; readonly caFile: string }, dir: string): Promise<ApiProxy> {
-  const pki = createKubeletPki(join(dir, 'proxy-pki'), 'faults-proxy');
+  const pki = createServingPki(join(dir, 'proxy-pki'), 'faults-proxy');
   const target = new URL(upstream.server);
   const upstreamCa = readFileSync(upstream.caFile);
   let rules: readonly ProxyRule[] = [];

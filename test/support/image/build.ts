@@ -2,9 +2,9 @@
 // archive is missing or stale, so a suite always runs the image of the bundle and commit under test.
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { IMAGE_ARCHIVE } from '../../../scripts/image/buildah.ts';
-import { BUNDLE } from '../bundle.ts';
-import { PROJECT_ROOT } from '../fixtures.ts';
+import { IMAGE_ARCHIVE } from '../../../dev/image/buildah.ts';
+import { BUNDLE } from '../../../dev/bundle.ts';
+import { PROJECT_ROOT } from '../../../dev/paths.ts';
 
 /** The archive is stale when it is older than the bundle it should hold or the commit it is labelled with. */
 export function archiveIsStale(): boolean {

@@ -3,7 +3,8 @@
 // server's namespace, refused from anywhere else or without the controller labels.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadFixture, loadYamlFile, upstreamData, type KubeObject } from '../../support/fixtures.ts';
+import { loadManifests, loadYamlFile, type KubeObject } from '../../../dev/cluster/manifests.ts';
+import { upstreamData } from '../../support/upstream.ts';
 import { helmBinaries, helmTemplate, only, skipReason } from '../../support/helm.ts';
 import { evaluateIngress, inCidr, selectorMatches, type LabelSelector, type NetworkPolicy, type PodEndpoint } from '../../support/netpol.ts';
 
@@ -124,11 +125,21 @@ const fences: { name: string; load: () => { policies: NetworkPolicy[]; server: P
   {
     name: 'our sample NetworkPolicy',
     load: () => ({
-      policies: loadFixture('install/40-server-networkpolicy.yaml') as unknown as NetworkPolicy[],
-      server: serverFromService(loadFixture('install/30-server-service.yaml')),
+      policies: loadManifests('install/40-server-networkpolicy.yaml') as unknown as NetworkPolicy[],
+      server: serverFromService(loadManifests('install/30-server-service.yaml')),
     }),
   },
 ];
+
+describe('our sample NetworkPolicy', () => {
+  if (upstream.dir === undefined && upstream.mustFail) it('has the upstream data to compare with', () => expect.fail(upstream.missing));
+  it.skipIf(upstream.dir === undefined)(`is upstream's, field for field${upstream.dir === undefined ? ` (skipped: ${upstream.missing})` : ''}`, () => {
+    const ours = loadManifests('install/40-server-networkpolicy.yaml');
+    const theirs = loadYamlFile(join(upstream.dir ?? '', 'config/server/networkpolicy.yaml'));
+    const essentials = (objects: readonly KubeObject[]) => objects.map(({ kind, metadata, spec }) => ({ kind, name: metadata.name, namespace: metadata.namespace, spec }));
+    expect(essentials(ours)).toEqual(essentials(theirs));
+  });
+});
 
 for (const helm of helmBinaries()) {
   const skip = skipReason(helm);

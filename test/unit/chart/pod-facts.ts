@@ -1,6 +1,6 @@
 // The parts of a rendered doctor pod the chart tests look at, pulled out of the manifest once so each
 // case can state what it expects as a plain object.
-import type { KubeObject } from '../../support/fixtures.ts';
+import type { KubeObject } from '../../../dev/cluster/manifests.ts';
 
 /** The slice of a Pod spec the chart renders. */
 export interface PodSpec {

@@ -2,7 +2,7 @@
 // mode, and the properties every rendering must keep.
 import { describe, expect, it } from 'vitest';
 import { helmBinaries, helmTemplate, only, skipReason, type Values } from '../../support/helm.ts';
-import type { KubeObject } from '../../support/fixtures.ts';
+import type { KubeObject } from '../../../dev/cluster/manifests.ts';
 import type { PolicyRule } from './grants.ts';
 import { podFacts, type PodFacts, type PodObject } from './pod-facts.ts';
 

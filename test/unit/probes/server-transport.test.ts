@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { probeServerGrpc, type ServerGrpcResult, type ServerTlsOptions } from '../../../src/probes/server-transport.ts';
 import type { ServerTransport } from '../../../src/probes/results.ts';
-import { startHealthServer, type HealthServer } from '../../support/reference-server/health.ts';
+import { startHealthServer, type HealthServer } from '../../../dev/cluster/reference-server/health.ts';
 import { caChain, clientCert, selfSignedServingCert, type CaChain, type ServingCert } from '../../support/tls-pki.ts';
 import { getClosedPort } from '../../support/servers/blackhole.ts';
 

@@ -10,20 +10,10 @@ import { describe, expect, it } from 'vitest';
 import { makeReport, type Finding } from '../../../src/report/finding.ts';
 import { renderJson } from '../../../src/report/render/json.ts';
 import { renderHumanOf, renderTableOf } from '../../support/render.ts';
+import { UPSTREAM_DIR } from '../../support/upstream.ts';
 
-/** The nearest ancestor of this file holding package.json. */
-function projectRoot(): string {
-  let dir = import.meta.dirname;
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${import.meta.dirname}`);
-    dir = parent;
-  }
-  return dir;
-}
-
-const UPSTREAM_DIR = path.resolve(projectRoot(), '../shared/upstream/internal/cli/doctor/output/testdata');
-const HAVE_UPSTREAM = fs.existsSync(UPSTREAM_DIR);
+const UPSTREAM_GOLDEN_DIR = path.join(UPSTREAM_DIR, 'internal/cli/doctor/output/testdata');
+const HAVE_UPSTREAM = fs.existsSync(UPSTREAM_GOLDEN_DIR);
 const IN_CI = process.env.CI === 'true';
 
 /** The five findings of upstream's TestRenderGolden (stand-in messages), in emission order. */
@@ -58,11 +48,11 @@ const report = makeReport(findings);
 /** Reads one upstream golden file, or skips (fails under CI=true) when the folder is absent. */
 function upstream(ctx: { skip: (note?: string) => never }, name: string): string {
   if (!HAVE_UPSTREAM) {
-    const why = `upstream golden files not found at ${UPSTREAM_DIR}`;
+    const why = `upstream golden files not found at ${UPSTREAM_GOLDEN_DIR}`;
     if (IN_CI) throw new Error(`${why} (CI=true: the reference folder is required)`);
     ctx.skip(`${why}; skipping upstream parity`);
   }
-  return fs.readFileSync(path.join(UPSTREAM_DIR, name), 'utf8');
+  return fs.readFileSync(path.join(UPSTREAM_GOLDEN_DIR, name), 'utf8');
 }
 
 describe('renderers reproduce upstream golden files', () => {

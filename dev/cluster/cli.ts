@@ -1,18 +1,18 @@
-// CLI for a long-lived local control plane (runs under Node 24 type stripping):
-//   node test/support/controlplane/cli.ts up [--with-controller-manager]   -> last line: export KUBECONFIG=...
-//   node test/support/controlplane/cli.ts up --node   control plane + a real node (kube-scheduler, containerd,
-//                                                     kubelet, CNI bridge, kube-proxy, CoreDNS, kube-router)
-//                                                     + the sample install as pods (root; see README)
-//   node test/support/controlplane/cli.ts down
-//   node test/support/controlplane/cli.ts status
+// `npm run cluster:up` and `npm run cluster:down`: a development cluster that stays up between commands
+// (runs under Node 24 type stripping; README.md in this folder says what runs and how the node comes up).
+//   node dev/cluster/cli.ts up [--with-controller-manager]   control plane only; last line: export KUBECONFIG=...
+//   node dev/cluster/cli.ts up --node                        control plane + a real node + the sample install
+//                                                            as pods (root)
+//   node dev/cluster/cli.ts down                             stops everything and names what was left behind
+//   node dev/cluster/cli.ts status
 // State: ${XDG_RUNTIME_DIR:-os.tmpdir()}/inferencecache-doctor-cluster.json (override: CONTROLPLANE_STATE_FILE).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { NODE_NAME, POD_CIDR, SERVICE_CIDR } from '../node/addresses.ts';
-import { nodeLeftovers, startNodeCluster, stopNodeCluster, type NodeClusterState } from '../node/cluster.ts';
-import { DOCTOR_IMAGE_VALUES } from '../node/images.ts';
-import { WORKLOAD_NAMESPACE, deploySampleInstall } from '../node/sample-install.ts';
+import { NODE_NAME, POD_CIDR, SERVICE_CIDR } from './node/addresses.ts';
+import { nodeLeftovers, startNodeCluster, stopNodeCluster, type NodeClusterState } from './node/node.ts';
+import { DOCTOR_IMAGE_VALUES } from './images.ts';
+import { WORKLOAD_NAMESPACE, deploySampleInstall } from './node/sample-install-pods.ts';
 import { controlPlaneState, isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
 
 /** The state file of `up --node` also has what taking the node down needs. */
@@ -54,7 +54,7 @@ async function up(args: string[]): Promise<void> {
     });
     const state = record(cluster.state);
     log('deploying the sample install as pods');
-    await deploySampleInstall(cluster.kc, log);
+    await deploySampleInstall(cluster.kc);
     log(
       `up: ${state.server}; node ${NODE_NAME} Ready; pods ${POD_CIDR}, Services ${SERVICE_CIDR}; sample workload in ${WORKLOAD_NAMESPACE}`,
     );

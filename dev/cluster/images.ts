@@ -15,8 +15,9 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { IMAGE_ARCHIVE, buildah, buildahOutput } from '../../../scripts/image/buildah.ts';
-import { PROJECT_ROOT } from '../fixtures.ts';
+import { IMAGE_ARCHIVE, IMAGE_NAME, buildah, buildahOutput } from '../image/buildah.ts';
+import { PACKAGE } from '../package.ts';
+import { PROJECT_ROOT } from '../paths.ts';
 
 /** The archives to import and the references pods use. */
 export interface NodeImages {
@@ -30,11 +31,16 @@ export const IMAGES = {
   engine: 'docker.io/library/engine:test',
   coredns: 'localhost/inferencecache-test/coredns:test',
   referenceServer: 'localhost/inferencecache-test/reference-server:test',
-  doctorRepository: 'localhost/inferencecache-doctor',
+  /** Where `npm run image` puts the doctor's image (dev/image/buildah.ts), tagged with the project's version. */
+  doctorRepository: IMAGE_NAME,
 } as const;
 
 /** The chart values that run the doctor image `npm run image` built, imported into the node's containerd. */
-export const DOCTOR_IMAGE_VALUES = [`image.repository=${IMAGES.doctorRepository}`, 'image.tag=0.1.0', 'image.pullPolicy=Never'] as const;
+export const DOCTOR_IMAGE_VALUES = [
+  `image.repository=${IMAGES.doctorRepository}`,
+  `image.tag=${PACKAGE.version}`,
+  'image.pullPolicy=Never',
+] as const;
 
 /** The reference server's bundle inside its image. */
 export const REFERENCE_SERVER_ENTRY = '/reference-server.mjs';
@@ -81,7 +87,7 @@ function scratchImage(ref: string, program: string, target: string, user: string
 /** The reference server bundled into one ESM file for the image's Node. */
 async function bundleReferenceServer(outfile: string): Promise<void> {
   await build({
-    entryPoints: [join(PROJECT_ROOT, 'test/support/reference-server/main.ts')],
+    entryPoints: [join(PROJECT_ROOT, 'dev/cluster/reference-server/main.ts')],
     outfile,
     bundle: true,
     platform: 'node',

@@ -9,7 +9,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnLogged, waitFor } from '../controlplane/controlplane.ts';
+import { spawnLogged, waitFor } from '../controlplane.ts';
 import { BRIDGE, POD_CIDR } from './addresses.ts';
 
 /** The containerd namespace the CRI plugin keeps Kubernetes' images and containers in. */

@@ -8,8 +8,8 @@
  * @module
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, rmdirSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import {
@@ -19,18 +19,24 @@ import {
   isAlive,
   killGroup,
   readPinnedVersions,
-  spawnLogged,
   startControlPlane,
   stopControlPlane,
   terminate,
   waitFor,
   writeKubeconfig,
   type ControlPlaneState,
-} from '../controlplane/controlplane.ts';
-import { applyObjects } from '../fixtures.ts';
-import { createKubeletPki, kubeletApiServerArgs } from '../kubelet-pki.ts';
+} from '../controlplane.ts';
+import { applyObjects } from '../manifests.ts';
+import { cacheRoot } from '../../paths.ts';
+import { pollUntil } from '../../poll.ts';
+import { createServingPki } from '../pki/serving-pki.ts';
+import { kubeletApiServerArgs } from './kubelet.ts';
 import { NODE_IP, NODE_NAME, POD_CIDR, SERVICE_CIDR } from './addresses.ts';
-import { KUBE_ROUTER_USER, coreDnsObjects, kubeRouterObjects } from './addons.ts';
+import { COREDNS_SELECTOR, coreDnsObjects, coreDnsReady } from './coredns.ts';
+import { KUBE_PROXY_USER, cleanUpKubeProxy, startKubeProxy } from './kube-proxy.ts';
+import { KUBE_ROUTER_USER, cleanUpKubeRouter, kubeRouterObjects, startKubeRouter } from './kube-router.ts';
+import { SCHEDULER_USER, startScheduler } from './scheduler.ts';
+import { cgroupProcs, kubepodsCgroups, removeCgroupTree } from './cgroups.ts';
 import { containerdPaths, importImage, removeAllContainers, startContainerd } from './containerd.ts';
 import {
   networkLeftovers,
@@ -40,7 +46,7 @@ import {
   tearDownHostNetwork,
   type HostNetworkRecord,
 } from './host-network.ts';
-import { buildNodeImages } from './images.ts';
+import { buildNodeImages } from '../images.ts';
 import { startKubelet } from './kubelet.ts';
 
 /** The node's programs, where hack/build-controlplane.sh puts them. */
@@ -55,14 +61,10 @@ export interface NodeBinaries {
   readonly kubectl: string;
 }
 
-const CACHE_DIR =
-  process.env['INFERENCECACHE_DOCTOR_CACHE_DIR'] ??
-  join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'inferencecache-doctor');
-
 /** The node's programs for the pinned versions (same layout as hack/lib.sh). */
 export function nodeBinaries(): NodeBinaries {
   const v = readPinnedVersions();
-  const bin = (component: string, key: string) => join(CACHE_DIR, 'bin', `${component}-${v[key] ?? 'unknown'}`, component);
+  const bin = (component: string, key: string) => join(cacheRoot(), 'bin', `${component}-${v[key] ?? 'unknown'}`, component);
   return {
     kubeScheduler: bin('kube-scheduler', 'KUBERNETES_VERSION'),
     kubeProxy: bin('kube-proxy', 'KUBERNETES_VERSION'),
@@ -80,7 +82,8 @@ const CNI_PLUGINS = ['/usr/lib/cni/bridge', '/usr/lib/cni/host-local', '/usr/lib
 
 /** What the node needs and this machine lacks (programs, packages, root); empty when it can run. */
 export function missingForNode(): string[] {
-  const missing: string[] = Object.values(nodeBinaries()).filter((f) => !existsSync(f));
+  const programs: readonly string[] = Object.values<string>({ ...nodeBinaries() });
+  const missing = programs.filter((f) => !existsSync(f));
   for (const tool of TOOLS) if (spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0) missing.push(tool);
   missing.push(...CNI_PLUGINS.filter((f) => !existsSync(f)));
   if (process.getuid?.() !== 0) missing.push('root');
@@ -127,40 +130,6 @@ export interface NodeClusterOptions {
  */
 const HOST_PATHS = ['/run/containerd', '/var/lib/cni', '/run/netns'];
 
-/** The cgroup folders the kubelet makes (`kubepods` in each v1 hierarchy). */
-function kubepodsCgroups(): string[] {
-  const root = '/sys/fs/cgroup';
-  return readdirSync(root)
-    .map((h) => join(root, h, 'kubepods'))
-    .filter((p) => existsSync(p));
-}
-
-/** Pids of every process in a cgroup tree. */
-function cgroupProcs(dir: string): number[] {
-  const here = existsSync(join(dir, 'cgroup.procs'))
-    ? readFileSync(join(dir, 'cgroup.procs'), 'utf8')
-        .split('\n')
-        .filter((l) => l !== '')
-        .map(Number)
-    : [];
-  return [
-    ...here,
-    ...readdirSync(dir, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .flatMap((e) => cgroupProcs(join(dir, e.name))),
-  ];
-}
-
-/** Removes a cgroup tree depth first (rmdir only: a cgroup with processes stays, and is reported). */
-function removeCgroupTree(dir: string): void {
-  for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) removeCgroupTree(join(dir, e.name));
-  try {
-    rmdirSync(dir);
-  } catch {
-    /* reported by nodeLeftovers */
-  }
-}
-
 /** Mount points at or under `dir`, deepest first. */
 function mountsUnder(dir: string): string[] {
   return readFileSync('/proc/self/mountinfo', 'utf8')
@@ -180,21 +149,9 @@ function kubeconfigFor(state: ControlPlaneState, dir: string, user: string): str
   return file;
 }
 
-/** Waits until `check` holds, or throws with what it last saw. */
-async function until(what: string, timeoutMs: number, check: () => Promise<string | true>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    try {
-      const r = await check();
-      if (r === true) return;
-      last = r;
-    } catch (err) {
-      last = (err as Error).message;
-    }
-    await sleep(500);
-  }
-  throw new Error(`${what} within ${timeoutMs / 1000}s: ${last}`);
+/** Waits until `check` holds, looking every 500 ms. */
+function until(what: string, timeoutMs: number, check: () => Promise<string | true>): Promise<void> {
+  return pollUntil(what, { timeoutMs, intervalMs: 500 }, check);
 }
 
 /** Starts the whole cluster. On failure everything already started is taken down again. */
@@ -220,7 +177,7 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
   try {
     log(`host network: ${NODE_IP} on the node's interface, pods in ${POD_CIDR}, Services in ${SERVICE_CIDR}`);
     setUpHostNetwork();
-    const pki = createKubeletPki(join(dir, 'kubelet-pki'), NODE_NAME, [NODE_IP]);
+    const pki = createServingPki(join(dir, 'kubelet-pki'), NODE_NAME, [NODE_IP]);
     const cp = await startControlPlane({
       startControllerManager: true,
       address: NODE_IP,
@@ -228,8 +185,8 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
       extraApiServerArgs: kubeletApiServerArgs(pki),
       users: {
         [`system:node:${NODE_NAME}`]: ['system:nodes'],
-        'system:kube-proxy': [],
-        'system:kube-scheduler': [],
+        [KUBE_PROXY_USER]: [],
+        [SCHEDULER_USER]: [],
         [KUBE_ROUTER_USER]: [],
       },
       log,
@@ -254,26 +211,19 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
     ];
 
     log('starting kube-scheduler');
-    const schedulerKubeconfig = kubeconfigFor(controlPlane, dir, 'system:kube-scheduler');
     started(
       'kube-scheduler',
-      spawnLogged(
-        bins.kubeScheduler,
-        [
-          `--kubeconfig=${schedulerKubeconfig}`,
-          `--authentication-kubeconfig=${schedulerKubeconfig}`,
-          `--authorization-kubeconfig=${schedulerKubeconfig}`,
-          '--bind-address=127.0.0.1',
-          `--secure-port=${schedulerPort}`,
-          '--leader-elect=false',
-        ],
-        join(dir, 'kube-scheduler.log'),
+      startScheduler({
+        bin: bins.kubeScheduler,
+        kubeconfig: kubeconfigFor(controlPlane, dir, SCHEDULER_USER),
+        port: schedulerPort,
+        log: join(dir, 'kube-scheduler.log'),
         detached,
-      ),
+      }),
     );
 
     log('building the node images (cached) and starting containerd');
-    const images = await buildNodeImages(join(CACHE_DIR, 'node-images'), { pause: bins.pause, coredns: bins.coredns });
+    const images = await buildNodeImages(join(cacheRoot(), 'node-images'), { pause: bins.pause, coredns: bins.coredns });
     await startContainerd(paths, images.pause, detached, (pid) => started('containerd', pid));
     for (const archive of images.archives) importImage(paths, archive);
 
@@ -299,46 +249,25 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
     log('starting kube-proxy (iptables) and kube-router (NetworkPolicy firewall only)');
     const proxy = started(
       'kube-proxy',
-      spawnLogged(
-        bins.kubeProxy,
-        [
-          `--kubeconfig=${kubeconfigFor(controlPlane, dir, 'system:kube-proxy')}`,
-          `--hostname-override=${NODE_NAME}`,
-          '--proxy-mode=iptables',
-          `--cluster-cidr=${POD_CIDR}`,
-          `--healthz-bind-address=127.0.0.1:${proxyHealthz}`,
-          `--metrics-bind-address=127.0.0.1:${proxyMetrics}`,
-          `--nodeport-addresses=${NODE_IP}/32`,
-          // Leave the machine's conntrack and route_localnet settings alone.
-          '--conntrack-max-per-core=0',
-          '--conntrack-tcp-timeout-established=0',
-          '--conntrack-tcp-timeout-close-wait=0',
-          '--iptables-localhost-nodeports=false',
-        ],
-        join(dir, 'kube-proxy.log'),
+      startKubeProxy({
+        bin: bins.kubeProxy,
+        kubeconfig: kubeconfigFor(controlPlane, dir, KUBE_PROXY_USER),
+        healthzPort: proxyHealthz,
+        metricsPort: proxyMetrics,
+        log: join(dir, 'kube-proxy.log'),
         detached,
-      ),
+      }),
     );
     await applyObjects(kc, kubeRouterObjects());
     const router = started(
       'kube-router',
-      spawnLogged(
-        bins.kubeRouter,
-        [
-          `--kubeconfig=${kubeconfigFor(controlPlane, dir, KUBE_ROUTER_USER)}`,
-          `--hostname-override=${NODE_NAME}`,
-          '--run-firewall=true',
-          '--run-router=false',
-          '--run-service-proxy=false',
-          '--enable-cni=false',
-          '--enable-ipv6=false',
-          `--service-cluster-ip-range=${SERVICE_CIDR}`,
-          `--health-port=${routerHealth}`,
-          '--metrics-port=0',
-        ],
-        join(dir, 'kube-router.log'),
+      startKubeRouter({
+        bin: bins.kubeRouter,
+        kubeconfig: kubeconfigFor(controlPlane, dir, KUBE_ROUTER_USER),
+        healthPort: routerHealth,
+        log: join(dir, 'kube-router.log'),
         detached,
-      ),
+      }),
     );
     await waitFor('kube-proxy', 60_000, proxy, join(dir, 'kube-proxy.log'), () => httpGetOk(`http://127.0.0.1:${proxyHealthz}/livez`));
     await waitFor('kube-router', 60_000, router, join(dir, 'kube-router.log'), () => httpGetOk(`http://127.0.0.1:${routerHealth}/healthz`));
@@ -352,13 +281,9 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
 
     log('deploying CoreDNS behind the kube-dns Service');
     await applyObjects(kc, coreDnsObjects());
-    await until('CoreDNS Ready', 120_000, async () => {
-      const pods = await core.listNamespacedPod({ namespace: 'kube-system', labelSelector: 'k8s-app=kube-dns' });
-      const ready = pods.items.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-      return (
-        ready || `CoreDNS pods: ${pods.items.map((p) => `${p.metadata?.name ?? '?'} ${p.status?.phase ?? '?'}`).join(', ') || 'none yet'}`
-      );
-    });
+    await until('CoreDNS Ready', 120_000, async () =>
+      coreDnsReady((await core.listNamespacedPod({ namespace: 'kube-system', labelSelector: COREDNS_SELECTOR })).items),
+    );
     const running = state();
     let stopped = false;
     return {
@@ -418,9 +343,9 @@ export async function stopNodeCluster(state: NodeClusterState, log: (line: strin
     }
   }
   await stopProcess(state.pids['kube-router'], state.dir);
-  spawnSync(state.bins.kubeRouter, ['--cleanup-config'], { stdio: 'ignore', timeout: 60_000 });
+  cleanUpKubeRouter(state.bins.kubeRouter);
   await stopProcess(state.pids['kube-proxy'], state.dir);
-  spawnSync(state.bins.kubeProxy, ['--cleanup'], { stdio: 'ignore', timeout: 60_000 });
+  cleanUpKubeProxy(state.bins.kubeProxy);
   await stopProcess(state.pids['kubelet'], state.dir);
   if (isNodeProcess(state.pids['containerd'], state.dir)) removeAllContainers(containerdPaths(state.dir));
   await stopProcess(state.pids['containerd'], state.dir);

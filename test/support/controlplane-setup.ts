@@ -4,7 +4,7 @@
 // Env: CI=true makes missing binaries an error; CP_CONTROLLER_MANAGER=1 also starts kube-controller-manager;
 // KEEP_CP=1 keeps the temp dir (logs, audit log) after the run.
 import type { TestProject } from 'vitest/node';
-import { missingBinaries, resolveBinaries, startControlPlane, type ControlPlane } from './controlplane.ts';
+import { missingBinaries, resolveBinaries, startControlPlane, type ControlPlane } from '../../dev/cluster/controlplane.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

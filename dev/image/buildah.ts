@@ -1,21 +1,15 @@
 // buildah as the image scripts run it: its own storage under the project's cache folder (outside
 // the repository, like the control-plane binaries), vfs so that no overlay mount is needed.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { PROJECT_ROOT, cacheRoot } from '../paths.ts';
 
-/** The project's root folder. */
-export const ROOT = resolve(import.meta.dirname, '../..');
 /** The image the Dockerfile builds, as local storage names it. */
 export const IMAGE_NAME = 'localhost/inferencecache-doctor';
 /** Where `npm run image` writes the image. */
-export const IMAGE_ARCHIVE = join(ROOT, 'dist', 'inferencecache-doctor.oci.tar');
-/** buildah's storage: in the cache folder hack/ builds into ($INFERENCECACHE_DOCTOR_CACHE_DIR, else ~/.cache/inferencecache-doctor). */
-export const STORAGE = join(
-  process.env['INFERENCECACHE_DOCTOR_CACHE_DIR'] ??
-    join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'inferencecache-doctor'),
-  'buildah',
-);
+export const IMAGE_ARCHIVE = join(PROJECT_ROOT, 'dist', 'inferencecache-doctor.oci.tar');
+/** buildah's storage: in the cache folder hack/ builds into. */
+export const STORAGE = join(cacheRoot(), 'buildah');
 
 const GLOBAL = ['--root', join(STORAGE, 'root'), '--runroot', join(STORAGE, 'run'), '--storage-driver', 'vfs'];
 

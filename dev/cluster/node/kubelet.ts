@@ -11,8 +11,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawnLogged } from '../controlplane/controlplane.ts';
-import type { KubeletPki } from '../kubelet-pki.ts';
+import { spawnLogged } from '../controlplane.ts';
+import type { ServingPki } from '../pki/serving-pki.ts';
 import { CLUSTER_DOMAIN, DNS_SERVICE_IP, NODE_IP, NODE_NAME } from './addresses.ts';
 
 /** What the kubelet is started with. */
@@ -21,7 +21,7 @@ export interface KubeletOptions {
   readonly dir: string;
   readonly kubeconfig: string;
   readonly containerdSocket: string;
-  readonly pki: KubeletPki;
+  readonly pki: ServingPki;
   readonly port: number;
   readonly healthzPort: number;
   readonly detached: boolean;
@@ -83,4 +83,14 @@ export function startKubelet(opts: KubeletOptions, log: string): number {
     log,
     opts.detached,
   );
+}
+
+/** The kube-apiserver flags that make it verify the kubelet and authenticate to it. */
+export function kubeletApiServerArgs(pki: ServingPki): string[] {
+  return [
+    `--kubelet-client-certificate=${pki.clientCert}`,
+    `--kubelet-client-key=${pki.clientKey}`,
+    `--kubelet-certificate-authority=${pki.caFile}`,
+    '--kubelet-preferred-address-types=InternalIP',
+  ];
 }

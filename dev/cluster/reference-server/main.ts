@@ -1,7 +1,7 @@
 /**
  * Runs the reference cache-plane server as a process (for the demo and end-to-end tests):
  *
- *     node test/support/reference-server/main.ts [flags]
+ *     node dev/cluster/reference-server/main.ts [flags]
  *
  * Prints one JSON line `{"grpcPort":N,"httpPort":N}` on stdout once both listeners are up (with
  * `"tls":true` added when the gRPC port serves TLS); logs go to stderr; SIGTERM or SIGINT stops it
@@ -26,7 +26,7 @@ import {
   type RouteName,
 } from './server.ts';
 
-const USAGE = `usage: node test/support/reference-server/main.ts [flags]
+const USAGE = `usage: node dev/cluster/reference-server/main.ts [flags]
   --kubeconfig FILE               kubeconfig the TokenReviews are sent with (default: KUBECONFIG / ~/.kube/config / in-cluster)
   --host ADDR                     listening address (default 127.0.0.1)
   --grpc-port N                   gRPC health port (default 0: any free port)

@@ -1,10 +1,13 @@
-// Helpers for integration tests: load the YAML fixtures under test/fixtures/ and put them into the
-// test control plane (test/support/controlplane). Objects are plain JSON-shaped values, exactly as
-// written in the YAML (wire field names), so tests can inspect and edit them freely.
+/**
+ * The development cluster's manifests (`dev/cluster/manifests/`) and putting objects into a control
+ * plane: load YAML, apply and delete with server-side apply, install the CRDs and wait until they are
+ * served, write a custom object's status. Objects are plain JSON-shaped values, exactly as written in
+ * the YAML (wire field names), so tests can inspect and edit them freely.
+ *
+ * @module
+ */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   ApiException,
   ApiextensionsV1Api,
@@ -19,13 +22,10 @@ import {
 } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { describeError } from '../../src/text/errors.ts';
-import { collectProcess } from './bundle.ts';
-import { inPodCommand, type PodMounts } from './pod-fs.ts';
+import { pollUntil } from '../poll.ts';
 
-export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const FIXTURES_DIR = path.join(PROJECT_ROOT, 'test/fixtures');
-/** Upstream reference data (read-only, optional outside CI); INFERENCECACHE_DOCTOR_UPSTREAM_DIR overrides. */
-export const UPSTREAM_DIR = path.resolve(PROJECT_ROOT, process.env['INFERENCECACHE_DOCTOR_UPSTREAM_DIR'] || '../shared/upstream');
+/** The folder of the manifests: the CRDs, the install's objects, the sample custom objects. */
+export const MANIFESTS_DIR = path.join(import.meta.dirname, 'manifests');
 export const FIELD_MANAGER = 'inferencecache-doctor-tests';
 export const INSTALL_NAMESPACE = 'inference-cache-system';
 
@@ -83,9 +83,9 @@ export function loadYamlFile(file: string): KubeObject[] {
   return out;
 }
 
-/** Loads test/fixtures/<relPath>: one multi-document YAML file, or every *.yaml of a directory (sorted by name). */
-export function loadFixture(relPath: string): KubeObject[] {
-  const full = path.join(FIXTURES_DIR, relPath);
+/** Loads dev/cluster/manifests/<relPath>: one multi-document YAML file, or every *.yaml of a directory (sorted by name). */
+export function loadManifests(relPath: string): KubeObject[] {
+  const full = path.join(MANIFESTS_DIR, relPath);
   if (!fs.statSync(full).isDirectory()) return loadYamlFile(full);
   return fs
     .readdirSync(full)
@@ -169,36 +169,24 @@ export async function deleteObjects(kc: KubeConfig, objects: readonly KubeObject
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-async function waitUntil(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last: string;
-  for (;;) {
-    last = '';
-    try {
-      if (await probe()) return;
-    } catch (err) {
-      last = describeApiError(err);
-    }
-    if (Date.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (${last})` : ''}`);
-    await sleep(150);
-  }
+/** Polls `look` every 150 ms, telling an API error by its Status message. */
+function waitUntil(what: string, timeoutMs: number, look: () => Promise<true | string>): Promise<void> {
+  return pollUntil(what, { timeoutMs, intervalMs: 150, describe: describeApiError }, look);
 }
 
 /**
- * Applies test/fixtures/crds/ and waits until every CRD is Established and its kind is discoverable and
+ * Applies the CRDs (manifests/crds/) and waits until every CRD is Established and its kind is discoverable and
  * listable (a fresh client each time, so no stale discovery cache). Idempotent.
  */
 export async function installCrds(kc: KubeConfig, timeoutMs = 30_000): Promise<KubeObject[]> {
-  const crds = loadFixture('crds');
+  const crds = loadManifests('crds');
   await applyObjects(kc, crds);
   const ext = kc.makeApiClient(ApiextensionsV1Api);
   for (const crd of crds) {
     const spec = crd['spec'] as { group: string; names: { kind: string }; versions: { name: string; served: boolean }[] };
     await waitUntil(`CRD ${crd.metadata.name} Established`, timeoutMs, async () => {
       const live = await ext.readCustomResourceDefinition({ name: crd.metadata.name });
-      return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+      return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true || 'not Established yet';
     });
     for (const v of spec.versions.filter((v) => v.served)) {
       await waitUntil(`${spec.names.kind} ${spec.group}/${v.name} listable`, timeoutMs, async () => {
@@ -266,106 +254,4 @@ export function describeApiError(err: unknown): string {
     return `HTTP ${err.code}: ${message}`;
   }
   return describeError(err);
-}
-
-export interface UpstreamData {
-  /** Absolute path of the upstream reference data, or undefined when it is absent. */
-  dir: string | undefined;
-  /** Why it is unavailable (empty when present). */
-  missing: string;
-  /** Absent under CI=true: suites must fail rather than skip. */
-  mustFail: boolean;
-}
-
-/** Locates ../shared/upstream (relative to the project root). */
-export function upstreamData(): UpstreamData {
-  if (fs.existsSync(UPSTREAM_DIR)) return { dir: UPSTREAM_DIR, missing: '', mustFail: false };
-  return {
-    dir: undefined,
-    missing: `upstream reference data not found at ${UPSTREAM_DIR}`,
-    mustFail: process.env['CI'] === 'true',
-  };
-}
-
-/** The user of the distroless `nonroot` image, which the chart's pod also runs as. */
-export const NONROOT_UID = 65532;
-
-/** A folder that holds a copy of the bundle and nothing else (plus any files a test adds), read-only. */
-export interface BundleSandbox {
-  /** The folder; mode 0555, the working directory of every run. */
-  readonly dir: string;
-  /** The bundle's copy inside it (mode 0444). */
-  readonly bundle: string;
-  /** Absolute paths of the extra files, by the name they were given. */
-  readonly files: Readonly<Record<string, string>>;
-}
-
-/**
- * Copies `bundleFile` and `files` (relative path → content) into a fresh folder under the temp dir, all
- * readable by anyone and writable by no one but root, the way the image holds the bundle: no
- * node_modules anywhere near.
- */
-export function bundleSandbox(bundleFile: string, files: Readonly<Record<string, string>> = {}): BundleSandbox {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'icd-bundle-'));
-  const bundle = path.join(dir, path.basename(bundleFile));
-  fs.copyFileSync(bundleFile, bundle);
-  fs.chmodSync(bundle, 0o444);
-  const written: Record<string, string> = {};
-  for (const [name, content] of Object.entries(files)) {
-    const file = path.join(dir, name);
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
-    fs.writeFileSync(file, content, { mode: 0o444 });
-    fs.chmodSync(file, 0o444);
-    written[name] = file;
-  }
-  fs.chmodSync(dir, 0o555);
-  return { dir, bundle, files: written };
-}
-
-/** Removes a sandbox (its folder is read-only, so it is made writable first). */
-export function removeSandbox(sandbox: BundleSandbox): void {
-  fs.chmodSync(sandbox.dir, 0o755);
-  fs.rmSync(sandbox.dir, { recursive: true, force: true });
-}
-
-/** What one sandboxed run produced. */
-export interface SandboxRun {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/**
- * Runs `node [nodeArgs] <program> [args]` with this process's Node (24 under npm), in the sandbox as
- * its working directory, with an environment of PATH plus `env` only (no HOME). As root it drops to
- * uid/gid 65532, as the image does; as any other user it stays that (non-root) user. `program` is the
- * script (default: the sandbox's bundle; '' for none, when `nodeArgs` hold `-e` or `-p`). With `pod`,
- * the process finds those host files at their in-pod paths (support/pod-fs.ts; needs root).
- */
-export async function runSandboxed(
-  sandbox: BundleSandbox,
-  args: readonly string[],
-  opts: {
-    nodeArgs?: readonly string[];
-    program?: string;
-    env?: Readonly<Record<string, string>>;
-    timeoutMs?: number;
-    pod?: PodMounts;
-  } = {},
-): Promise<SandboxRun> {
-  const root = process.getuid?.() === 0;
-  const program = opts.program === undefined ? [sandbox.bundle] : opts.program === '' ? [] : [opts.program];
-  const command = [process.execPath, ...(opts.nodeArgs ?? []), ...program, ...args];
-  const common = { cwd: sandbox.dir, env: { PATH: process.env['PATH'] ?? '', ...opts.env }, timeoutMs: opts.timeoutMs };
-  if (opts.pod === undefined) {
-    const [cmd, ...rest] = command;
-    return collectProcess(cmd ?? '', rest, { ...common, ...(root ? { uid: NONROOT_UID, gid: NONROOT_UID } : {}) });
-  }
-  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'icd-podfs-'));
-  try {
-    const [cmd, ...rest] = inPodCommand(opts.pod, workDir, command, { uid: NONROOT_UID, gid: NONROOT_UID });
-    return await collectProcess(cmd ?? '', rest, common);
-  } finally {
-    fs.rmSync(workDir, { recursive: true, force: true });
-  }
 }

@@ -1,5 +1,5 @@
 // Small test PKIs made with the openssl CLI: a CA and certificates it signs, 30 days each. Shared by the
-// control plane's PKI and the kubelet's (controlplane/controlplane.ts, kubelet-pki.ts).
+// control plane's PKI and the serving PKI of the kubelet and the tests' servers (../controlplane.ts, serving-pki.ts).
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -9,10 +9,11 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, buildah, buildahOutput, hasImage } from './buildah.ts';
+import { PROJECT_ROOT } from '../paths.ts';
+import { buildah, buildahOutput, hasImage } from './buildah.ts';
 
 /** The Node binary the `node` devDependency installed: the same Node 24 `npm run` uses here. */
-const NODE = join(ROOT, 'node_modules', 'node', 'bin', 'node');
+const NODE = join(PROJECT_ROOT, 'node_modules', 'node', 'bin', 'node');
 /** This machine's Debian sources (deb822), given to mmdebstrap as they are. */
 const APT_SOURCES = '/etc/apt/sources.list.d/debian.sources';
 /** The Debian suite of the stand-ins: this machine's, whose glibc the pinned Node runs on. */

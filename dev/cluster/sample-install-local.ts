@@ -6,8 +6,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ago, bindPod, condition, createBackend, createPod, createPolicy, createTenant } from './cluster-objects.ts';
-import { INSTALL_NAMESPACE, applyObjects, createNamespace, installCrds, loadFixture } from './fixtures.ts';
+import { ago, bindPod, condition, createBackend, createPod, createPolicy, createTenant } from './objects.ts';
+import { INSTALL_NAMESPACE, applyObjects, createNamespace, installCrds, loadManifests } from './manifests.ts';
 import { kubeconfigWithToken, requestToken } from './identity.ts';
 import {
   DEFAULT_CONTROLLER_AUDIENCE,
@@ -156,7 +156,7 @@ export async function startSampleInstall(kc: KubeConfig, opts: SampleInstallOpti
   const workloadNamespace = opts.workloadNamespace ?? 'demo-healthy';
   mkdirSync(opts.dir, { recursive: true });
   await installCrds(kc);
-  await applyObjects(kc, loadFixture('install'));
+  await applyObjects(kc, loadManifests('install'));
 
   const serverToken = await requestToken(kc, INSTALL_NAMESPACE, SERVER_SERVICE_ACCOUNT, undefined, 24 * 3600);
   const server = await startServerOnFreeLoopback(opts, kubeconfigWithToken(opts.server, opts.caFile, serverToken));

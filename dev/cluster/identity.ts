@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { AuthenticationV1Api, AuthorizationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { apiAccesses } from '../../src/checks/registry.ts';
 import type { ApiAccess } from '../../src/cluster/reads.ts';
-import { applyObjects, type KubeObject } from './fixtures.ts';
+import { pollUntil } from '../poll.ts';
+import { applyObjects, type KubeObject } from './manifests.ts';
 
 /** A doctor identity: who it is, and a kubeconfig that authenticates as it. */
 export interface Identity {
@@ -111,7 +112,7 @@ async function waitForAccess(kc: KubeConfig, token: string, deny: readonly Resou
   if (read === undefined) return;
   const review = await kc.makeApiClient(AuthenticationV1Api).createTokenReview({ body: { spec: { token } } });
   const authz = kc.makeApiClient(AuthorizationV1Api);
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+  await pollUntil(`RBAC for ${read.resource} to take effect`, { timeoutMs: 10_000, intervalMs: 100 }, async () => {
     const sar = await authz.createSubjectAccessReview({
       body: {
         spec: {
@@ -121,8 +122,6 @@ async function waitForAccess(kc: KubeConfig, token: string, deny: readonly Resou
         },
       },
     });
-    if (sar.status?.allowed === true) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`RBAC for ${read.resource} did not take effect within 10 s`);
+    return sar.status?.allowed === true || 'not allowed yet';
+  });
 }

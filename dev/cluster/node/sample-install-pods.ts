@@ -6,21 +6,11 @@
  *
  * @module
  */
-import { join } from 'node:path';
-import { AppsV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import {
-  INSTALL_NAMESPACE,
-  UPSTREAM_DIR,
-  applyObjects,
-  deleteObjects,
-  installCrds,
-  loadFixture,
-  loadYamlFile,
-  upstreamData,
-  type KubeObject,
-} from '../fixtures.ts';
-import { SERVER_SERVICE_ACCOUNT, SNAPSHOT_PORT, createHealthyWorkload } from '../sample-install.ts';
-import { IMAGES } from './images.ts';
+import { AppsV1Api, CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { pollUntil } from '../../poll.ts';
+import { INSTALL_NAMESPACE, applyObjects, deleteObjects, installCrds, loadManifests, type KubeObject } from '../manifests.ts';
+import { SERVER_SERVICE_ACCOUNT, SNAPSHOT_PORT, createHealthyWorkload } from '../sample-install-local.ts';
+import { IMAGES } from '../images.ts';
 
 /** The namespace of the healthy workload. */
 export const WORKLOAD_NAMESPACE = 'demo-healthy';
@@ -77,24 +67,12 @@ function referenceServerDeployment(
   };
 }
 
-/** The upstream NetworkPolicy when the upstream data is here, else the fixture written from its facts. */
-function serverNetworkPolicy(): { objects: KubeObject[]; source: string } {
-  const upstream = upstreamData();
-  if (upstream.dir !== undefined) {
-    const file = join(UPSTREAM_DIR, 'config/server/networkpolicy.yaml');
-    return { objects: loadYamlFile(file), source: file };
-  }
-  if (upstream.mustFail) throw new Error(upstream.missing);
-  return { objects: loadFixture('install/40-server-networkpolicy.yaml'), source: 'test/fixtures/install (upstream data not here)' };
-}
-
 /** Applies everything and waits until the server, the remote tier and the engine pod run. */
-export async function deploySampleInstall(kc: KubeConfig, log: (line: string) => void = () => undefined): Promise<void> {
+export async function deploySampleInstall(kc: KubeConfig): Promise<void> {
   await installCrds(kc);
-  await applyObjects(kc, loadFixture('install'));
-  const policy = serverNetworkPolicy();
-  log(`NetworkPolicy from ${policy.source}`);
-  await applyObjects(kc, policy.objects);
+  // The install's objects, the server's NetworkPolicy among them (test/unit/chart/netpol.test.ts keeps
+  // it equal to upstream's).
+  await applyObjects(kc, loadManifests('install'));
   await applyObjects(kc, [
     referenceServerDeployment(
       'inference-cache-server',
@@ -133,6 +111,19 @@ export async function deploySampleInstall(kc: KubeConfig, log: (line: string) =>
   ]);
 }
 
+/** Whether some pod of the list is Ready. */
+function someReady(pods: readonly V1Pod[]): boolean {
+  return pods.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+}
+
+/** What the pods of a list are doing, for a wait that ran out. */
+function describePods(pods: readonly V1Pod[]): string {
+  const seen = pods.map(
+    (p) => `${p.metadata?.name ?? '?'}: ${p.status?.phase ?? '?'} ${JSON.stringify(p.status?.containerStatuses?.[0]?.state ?? {})}`,
+  );
+  return seen.join('; ') || 'no pods';
+}
+
 /** Waits until some pod of each (namespace, selector) is Ready. */
 export async function waitForPodsReady(
   kc: KubeConfig,
@@ -140,19 +131,11 @@ export async function waitForPodsReady(
   timeoutMs = 120_000,
 ): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
-  const deadline = Date.now() + timeoutMs;
   for (const [namespace, labelSelector] of selectors) {
-    for (;;) {
+    await pollUntil(`a Ready pod for ${labelSelector} in ${namespace}`, { timeoutMs, intervalMs: 500 }, async () => {
       const pods = await core.listNamespacedPod({ namespace, labelSelector });
-      if (pods.items.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))) break;
-      if (Date.now() > deadline) {
-        const seen = pods.items.map(
-          (p) => `${p.metadata?.name ?? '?'}: ${p.status?.phase ?? '?'} ${JSON.stringify(p.status?.containerStatuses?.[0]?.state ?? {})}`,
-        );
-        throw new Error(`no Ready pod for ${labelSelector} in ${namespace} within ${timeoutMs / 1000}s (${seen.join('; ') || 'no pods'})`);
-      }
-      await new Promise((r) => setTimeout(r, 500));
-    }
+      return someReady(pods.items) || describePods(pods.items);
+    });
   }
 }
 
@@ -216,15 +199,11 @@ export async function rollServer(kc: KubeConfig, shape: ServerShape = {}): Promi
   container.volumeMounts = tls ? [{ name: 'grpc-tls', mountPath: SERVER_TLS_DIR, readOnly: true }] : [];
   spec.volumes = tls ? [{ name: 'grpc-tls', secret: { secretName: SERVER_TLS_SECRET } }] : [];
   await apps.replaceNamespacedDeployment({ name, namespace: INSTALL_NAMESPACE, body: deployment });
-  const deadline = Date.now() + 120_000;
-  for (;;) {
+  await pollUntil(`the server rolled out with ${args.join(' ')}`, { timeoutMs: 120_000, intervalMs: 500 }, async () => {
     const pods = await core.listNamespacedPod({ namespace: INSTALL_NAMESPACE, labelSelector: 'app.kubernetes.io/component=server' });
-    const only = pods.items.length === 1 ? pods.items[0] : undefined;
-    const ready = only?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-    if (ready && only?.metadata?.annotations?.[ROLLOUT] === rollout) return;
-    if (Date.now() > deadline) throw new Error(`the server did not roll out with ${args.join(' ')} within 120s`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
+    const only = pods.items.length === 1 ? pods.items : [];
+    return (someReady(only) && only[0]?.metadata?.annotations?.[ROLLOUT] === rollout) || describePods(pods.items);
+  });
 }
 
 /** Rolls the reference server out with `--health-status mode` (SERVING restores the install). */

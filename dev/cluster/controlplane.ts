@@ -10,11 +10,10 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
-import { createCa, openssl, signedCert } from '../openssl-pki.ts';
-
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+import { PROJECT_ROOT, cacheRoot } from '../paths.ts';
+import { pollUntil } from '../poll.ts';
+import { createCa, openssl, signedCert } from './pki/openssl.ts';
 
 export interface ControlPlaneBinaries {
   etcd: string;
@@ -28,7 +27,7 @@ export interface ControlPlaneBinaries {
 }
 
 /** Reads hack/versions.env (KEY=VALUE lines). */
-export function readPinnedVersions(file = path.join(REPO_ROOT, 'hack/versions.env')): Record<string, string> {
+export function readPinnedVersions(file = path.join(PROJECT_ROOT, 'hack/versions.env')): Record<string, string> {
   const out: Record<string, string> = {};
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
     const m = /^\s*([A-Z0-9_]+)=(.*)$/.exec(line);
@@ -39,7 +38,7 @@ export function readPinnedVersions(file = path.join(REPO_ROOT, 'hack/versions.en
 
 /**
  * Locates the binaries for the pinned versions, using the same layout as hack/lib.sh:
- * ${INFERENCECACHE_DOCTOR_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/inferencecache-doctor}/bin/<component>-<version>/.
+ * <cache root>/bin/<component>-<version>/ (`cacheRoot` in dev/paths.ts).
  * CONTROLPLANE_BIN_DIR (a dir with etcd, kube-apiserver, kube-controller-manager, helm3, helm4) overrides it.
  */
 export function resolveBinaries(env: NodeJS.ProcessEnv = process.env): ControlPlaneBinaries {
@@ -56,9 +55,7 @@ export function resolveBinaries(env: NodeJS.ProcessEnv = process.env): ControlPl
       versions,
     };
   }
-  const cache =
-    env['INFERENCECACHE_DOCTOR_CACHE_DIR'] ||
-    path.join(env['XDG_CACHE_HOME'] || path.join(os.homedir(), '.cache'), 'inferencecache-doctor');
+  const cache = cacheRoot(env);
   const bin = (component: string, versionKey: string, name: string): string =>
     path.join(cache, 'bin', `${component}-${versions[versionKey] ?? 'unknown'}`, name);
   return {
@@ -324,19 +321,20 @@ function tail(file: string, lines = 30): string {
   }
 }
 
+/**
+ * Waits until `probe` answers true while the process `pid` lives; the last lines of its log are in the
+ * error when it dies or the time runs out.
+ */
 export async function waitFor(what: string, timeoutMs: number, pid: number, logFile: string, probe: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let lastErr = '';
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) throw new Error(`${what} exited during startup; last log lines of ${logFile}:\n${tail(logFile)}`);
-    try {
-      if (await probe()) return;
-    } catch (err) {
-      lastErr = (err as Error).message;
-    }
-    await sleep(250);
+  try {
+    await pollUntil(
+      what,
+      { timeoutMs, intervalMs: 250, stopIf: () => (isAlive(pid) ? undefined : 'exited during startup') },
+      async () => (await probe()) || 'not ready',
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last log lines of ${logFile}:\n${tail(logFile)}`, { cause: err });
   }
-  throw new Error(`${what} not ready after ${timeoutMs} ms (${lastErr}); last log lines of ${logFile}:\n${tail(logFile)}`);
 }
 
 /** GET url, true on 200. For https the server certificate is not verified (loopback health probes only). */

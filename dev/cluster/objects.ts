@@ -1,5 +1,10 @@
-// Small builders of the objects integration tests put into the test control plane, and a reader of
-// the doctor's JSON report.
+/**
+ * Small builders of the objects the demo, the benchmarks and the tests put into a control plane:
+ * CacheBackends, tenants and policies with their status, pods, Events, nodes, secrets, accounts and
+ * NetworkPolicies.
+ *
+ * @module
+ */
 import { randomBytes } from 'node:crypto';
 import {
   ApiException,
@@ -11,7 +16,7 @@ import {
   type KubeConfig,
   type V1PodSpec,
 } from '@kubernetes/client-node';
-import { CACHE_BACKENDS, CACHE_POLICIES, CACHE_TENANTS, FIELD_MANAGER, applyObjects, writeStatus } from './fixtures.ts';
+import { CACHE_BACKENDS, CACHE_POLICIES, CACHE_TENANTS, FIELD_MANAGER, applyObjects, writeStatus } from './manifests.ts';
 
 /** A unique, valid namespace name with a readable prefix. */
 export function uniqueName(prefix: string): string {
@@ -139,35 +144,6 @@ export async function eventsV1Event(
       type: 'Normal',
     },
   });
-}
-
-/** The doctor's JSON report. */
-export interface JsonReport {
-  summary: {
-    ok: number;
-    info: number;
-    warn: number;
-    fail: number;
-    exitCode: number;
-    incomplete?: string;
-    failOn?: string;
-    suppressed?: number;
-  };
-  findings: { code: string; status: string; check: string; resource?: string; message: string; hint?: string; docs?: string }[];
-  suppressed?: {
-    code: string;
-    status: string;
-    check: string;
-    resource?: string;
-    message: string;
-    suppressedBy: { source: string; match: string; reason?: string; expires?: string };
-  }[];
-  attempts?: { attempt: number; elapsed: string; exitCode: number; counted: string[] }[];
-}
-
-/** The findings as `[code, resource]` pairs, for compact expectations. */
-export function pairs(report: JsonReport, filter: (f: JsonReport['findings'][number]) => boolean = () => true): [string, string][] {
-  return report.findings.filter(filter).map((f) => [f.code, f.resource ?? '']);
 }
 
 /** A Node as NodeFit sees it: allocatable, Ready (through the status subresource) and cordon. */

@@ -1,19 +1,16 @@
 /**
- * The cluster's add-ons as Kubernetes objects: CoreDNS as a Deployment behind the `kube-dns` Service
- * (so a pod's lookups go through a real Service address, kube-proxy's rules and a real DNS server), and
- * the read access kube-router's firewall controller needs.
+ * The cluster DNS: CoreDNS as a Deployment behind the `kube-dns` Service, so a pod's lookups go through
+ * a real Service address, kube-proxy's rules and a real DNS server.
  *
  * CoreDNS serves only the cluster domain and the reverse zones of the pod and Service ranges; it has
  * no `forward` plugin, so no query ever leaves the machine (other names are refused).
  *
  * @module
  */
-import type { KubeObject } from '../fixtures.ts';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { KubeObject } from '../manifests.ts';
 import { CLUSTER_DOMAIN, DNS_SERVICE_IP } from './addresses.ts';
-import { IMAGES } from './images.ts';
-
-/** The user kube-router authenticates as (a token of the control plane's `users`). */
-export const KUBE_ROUTER_USER = 'icd:kube-router';
+import { IMAGES } from '../images.ts';
 
 const DNS_LABELS = { 'k8s-app': 'kube-dns' };
 /** CoreDNS runs as 65532 without capabilities, so it listens above 1024; the Service maps 53 to it. */
@@ -108,25 +105,11 @@ export function coreDnsObjects(): KubeObject[] {
   ];
 }
 
-/** What kube-router's firewall controller reads, bound to its user. */
-export function kubeRouterObjects(): KubeObject[] {
-  return [
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: 'icd:kube-router' },
-      rules: [
-        { apiGroups: [''], resources: ['namespaces', 'pods', 'services', 'nodes', 'endpoints'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['get', 'list', 'watch'] },
-        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] },
-      ],
-    },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'icd:kube-router' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'icd:kube-router' },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: KUBE_ROUTER_USER }],
-    },
-  ];
+/** The label selector of the CoreDNS pods, in the namespace `kube-system`. */
+export const COREDNS_SELECTOR = 'k8s-app=kube-dns';
+
+/** Whether CoreDNS serves: `true` once a pod is Ready, else what its pods are doing. */
+export function coreDnsReady(pods: readonly V1Pod[]): true | string {
+  const ready = pods.some((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+  return ready || `CoreDNS pods: ${pods.map((p) => `${p.metadata?.name ?? '?'} ${p.status?.phase ?? '?'}`).join(', ') || 'none yet'}`;
 }

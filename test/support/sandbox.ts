@@ -1,0 +1,94 @@
+/**
+ * A read-only folder holding a copy of the bundle and nothing else, and running it there as the image
+ * does: uid 65532, no HOME, no node_modules anywhere near.
+ *
+ * @module
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { collectProcess } from '../../dev/process.ts';
+import { inPodCommand, type PodMounts } from './pod-fs.ts';
+
+/** The user of the distroless `nonroot` image, which the chart's pod also runs as. */
+export const NONROOT_UID = 65532;
+
+/** A folder that holds a copy of the bundle and nothing else (plus any files a test adds), read-only. */
+export interface BundleSandbox {
+  /** The folder; mode 0555, the working directory of every run. */
+  readonly dir: string;
+  /** The bundle's copy inside it (mode 0444). */
+  readonly bundle: string;
+  /** Absolute paths of the extra files, by the name they were given. */
+  readonly files: Readonly<Record<string, string>>;
+}
+
+/**
+ * Copies `bundleFile` and `files` (relative path → content) into a fresh folder under the temp dir, all
+ * readable by anyone and writable by no one but root, the way the image holds the bundle: no
+ * node_modules anywhere near.
+ */
+export function bundleSandbox(bundleFile: string, files: Readonly<Record<string, string>> = {}): BundleSandbox {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'icd-bundle-'));
+  const bundle = path.join(dir, path.basename(bundleFile));
+  fs.copyFileSync(bundleFile, bundle);
+  fs.chmodSync(bundle, 0o444);
+  const written: Record<string, string> = {};
+  for (const [name, content] of Object.entries(files)) {
+    const file = path.join(dir, name);
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
+    fs.writeFileSync(file, content, { mode: 0o444 });
+    fs.chmodSync(file, 0o444);
+    written[name] = file;
+  }
+  fs.chmodSync(dir, 0o555);
+  return { dir, bundle, files: written };
+}
+
+/** Removes a sandbox (its folder is read-only, so it is made writable first). */
+export function removeSandbox(sandbox: BundleSandbox): void {
+  fs.chmodSync(sandbox.dir, 0o755);
+  fs.rmSync(sandbox.dir, { recursive: true, force: true });
+}
+
+/** What one sandboxed run produced. */
+export interface SandboxRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs `node [nodeArgs] <program> [args]` with this process's Node (24 under npm), in the sandbox as
+ * its working directory, with an environment of PATH plus `env` only (no HOME). As root it drops to
+ * uid/gid 65532, as the image does; as any other user it stays that (non-root) user. `program` is the
+ * script (default: the sandbox's bundle; '' for none, when `nodeArgs` hold `-e` or `-p`). With `pod`,
+ * the process finds those host files at their in-pod paths (support/pod-fs.ts; needs root).
+ */
+export async function runSandboxed(
+  sandbox: BundleSandbox,
+  args: readonly string[],
+  opts: {
+    nodeArgs?: readonly string[];
+    program?: string;
+    env?: Readonly<Record<string, string>>;
+    timeoutMs?: number;
+    pod?: PodMounts;
+  } = {},
+): Promise<SandboxRun> {
+  const root = process.getuid?.() === 0;
+  const program = opts.program === undefined ? [sandbox.bundle] : opts.program === '' ? [] : [opts.program];
+  const command = [process.execPath, ...(opts.nodeArgs ?? []), ...program, ...args];
+  const common = { cwd: sandbox.dir, env: { PATH: process.env['PATH'] ?? '', ...opts.env }, timeoutMs: opts.timeoutMs };
+  if (opts.pod === undefined) {
+    const [cmd, ...rest] = command;
+    return collectProcess(cmd ?? '', rest, { ...common, ...(root ? { uid: NONROOT_UID, gid: NONROOT_UID } : {}) });
+  }
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'icd-podfs-'));
+  try {
+    const [cmd, ...rest] = inPodCommand(opts.pod, workDir, command, { uid: NONROOT_UID, gid: NONROOT_UID });
+    return await collectProcess(cmd ?? '', rest, common);
+  } finally {
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
