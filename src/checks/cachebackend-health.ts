@@ -80,21 +80,21 @@ function readyAxis(b: CacheBackend): Finding[] {
  * The matched-engine-pod count: the controller's `status.matchedEnginePods` when it has computed one,
  * otherwise a live count over the gathered pods of the backend's namespace.
  */
-function selectorAxis(b: CacheBackend, pods: Read<Pod>, backends: readonly CacheBackend[]): Finding[] {
+function selectorAxis(b: CacheBackend, selected: Read<Pod>, backends: readonly CacheBackend[]): Finding[] {
   if (isExternal(b) || !hasSelector(b.matchLabels)) return [];
   let matched: Count;
   if (b.matchedEnginePods !== undefined) {
     matched = b.matchedEnginePods;
-  } else if (!pods.ok) {
+  } else if (!selected.ok) {
     return [
       emit(
         'API001',
         resourceOf(b),
-        `the engine pods this backend selects could not be counted, so the selector check is inconclusive: ${pods.error}`,
+        `the engine pods this backend selects could not be counted, so the selector check is inconclusive: ${selected.error}`,
       ),
     ];
   } else {
-    matched = podIndex(pods.items, backends).selectedBy(b).length;
+    matched = podIndex(selected.items, backends).selectedBy(b).length;
   }
   if (!isZero(matched)) return [];
   return [
@@ -166,19 +166,19 @@ function healthySummary(b: CacheBackend, dialed: boolean): string {
 /**
  * CacheBackendHealth: every backend is judged on readiness, selector matches, KV-event freshness, the
  * functional self-test and its remote endpoint, in that order; a backend with no finding gets CB006.
- * The pods are read only for a backend whose controller has not counted its engine pods yet.
+ * The selected pods are looked at only for a backend whose controller has not counted its engine pods yet.
  */
 export const cacheBackendHealth = defineCheck({
   name: NAME,
   codes: CODES,
-  reads: { cacheBackends: 'items', pods: 'read' },
+  reads: { cacheBackends: 'items', selectedPods: 'read' },
   probes: { dials: 'optional' },
   judge({ state, probes, now }) {
     const { dials } = probes;
     return state.cacheBackends.flatMap((b) => {
       const found = [
         ...readyAxis(b),
-        ...selectorAxis(b, state.pods, state.cacheBackends),
+        ...selectorAxis(b, state.selectedPods, state.cacheBackends),
         ...eventFreshnessAxis(b, now),
         ...functionalProbeAxis(b),
         ...endpointAxis(b, dials),

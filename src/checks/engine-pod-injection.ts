@@ -45,25 +45,22 @@ function hasValidAnnotation(pod: Pod, backend: CacheBackend): boolean {
 export const enginePodInjectionAudit = defineCheck({
   name: NAME,
   codes: CODES,
-  reads: { cacheBackends: 'items', pods: 'items', events: 'items' },
+  reads: { cacheBackends: 'items', selectedPods: 'items', injectionEvents: 'items' },
   probes: {},
   judge({ state }) {
     const backends = state.cacheBackends;
     if (!backends.some((b) => hasSelector(b.matchLabels))) return [];
-    return judgePods(state.pods, state.events, podIndex(state.pods, backends));
+    const selected = state.selectedPods;
+    return judgePods(selected, state.injectionEvents, podIndex(selected, backends));
   },
 });
 
 /** The finding of each selected pod, in list order. */
-function judgePods(pods: readonly Pod[], events: readonly EventRecord[], index: PodIndex): Finding[] {
-  const injectedUids = new Set(
-    events
-      .filter((e) => e.reason === INJECTED_EVENT_REASON && e.involved.kind === 'Pod' && e.involved.uid !== '')
-      .map((e) => e.involved.uid),
-  );
+function judgePods(selected: readonly Pod[], injections: readonly EventRecord[], index: PodIndex): Finding[] {
+  const injectedUids = new Set(injections.filter((e) => e.involved.uid !== '').map((e) => e.involved.uid));
 
   const findings: Finding[] = [];
-  for (const pod of pods) {
+  for (const pod of selected) {
     const selecting = index.selectorsOf(pod);
     const candidates = selecting.length < 2 ? selecting : [...selecting].sort((x, y) => byteCompare(x.name, y.name));
     const resource = `pod/${pod.namespace}/${pod.name}`;

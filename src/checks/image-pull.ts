@@ -1,5 +1,4 @@
 import { isTerminated } from '../cluster/install.ts';
-import { podIndex } from '../cluster/pod-index.ts';
 import { PULL_SECRET_KEYS } from '../cluster/project-pull-secret.ts';
 import { pullSecretRefs, secretKey, type PullSecretRef } from '../cluster/pull-secret-refs.ts';
 import type { PullSecretLookup } from '../cluster/state.ts';
@@ -126,12 +125,11 @@ function judgeSecret(ref: PullSecretRef, lookup: PullSecretLookup | undefined): 
 export const imagePullability = defineCheck({
   name: NAME,
   codes: CODES,
-  reads: { pods: 'items', pullSecrets: 'read', serviceAccounts: 'read', cacheBackends: 'read' },
+  reads: { installPods: 'items', pullSecrets: 'read', serviceAccounts: 'read' },
   probes: {},
   judge({ state }) {
-    const { pods, serviceAccounts, cacheBackends, pullSecrets } = state;
-    const backends = cacheBackends.ok ? cacheBackends.items : [];
-    const live = podIndex(pods, backends).installPods.filter(({ pod }) => !isTerminated(pod));
+    const { installPods, serviceAccounts, pullSecrets } = state;
+    const live = installPods.filter(({ pod }) => !isTerminated(pod));
     if (live.length === 0) return [];
     const findings: Finding[] = [];
     if (!serviceAccounts.ok) {
@@ -143,7 +141,7 @@ export const imagePullability = defineCheck({
         ),
       );
     }
-    const refs = pullSecretRefs(pods, backends, serviceAccounts.ok ? serviceAccounts.items : []);
+    const refs = pullSecretRefs(installPods, serviceAccounts.ok ? serviceAccounts.items : []);
     for (const ref of refs) findings.push(judgeSecret(ref, pullSecrets.get(secretKey(ref.namespace, ref.name))));
     for (const { pod } of live) {
       for (const w of pod.waiting ?? []) {

@@ -295,7 +295,7 @@ function describeTrigger(failed: readonly { route: string; error: string }[], ba
 export const networkPolicyReachability = defineCheck({
   name: NAME,
   codes: CODES,
-  reads: { networkPolicies: 'read', pods: 'read', ownNamespace: 'optional' },
+  reads: { networkPolicies: 'read', installPods: 'read', ownNamespace: 'optional' },
   probes: { server: 'required' },
   judge({ state, probes, namespace, self }) {
     const server = probes.server;
@@ -308,13 +308,13 @@ export const networkPolicyReachability = defineCheck({
     if (failed.length === 0) return [];
     const base = server.location.httpBase;
     const trigger = describeTrigger(failed, base);
-    const { networkPolicies, pods } = state;
-    if (!pods.ok)
+    const { networkPolicies, installPods } = state;
+    if (!installPods.ok)
       return [
         emit(
           'NP004',
           base,
-          `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing Pod objects failed: ${pods.error}`,
+          `${trigger}; whether a NetworkPolicy is the cause could not be judged: listing Pod objects failed: ${installPods.error}`,
         ),
       ];
     if (!networkPolicies.ok) {
@@ -326,7 +326,7 @@ export const networkPolicyReachability = defineCheck({
         ),
       ];
     }
-    const servers = pods.items.filter((p) => Object.entries(SERVER_POD_LABELS).every(([k, v]) => p.labels[k] === v));
+    const servers = installPods.items.flatMap(({ pod, role }) => (role === 'server' ? [pod] : []));
     if (servers.length === 0) {
       const scope = namespace === '' ? 'in any namespace' : `in namespace ${goQuote(namespace)} (--namespace)`;
       const labels = Object.entries(SERVER_POD_LABELS)

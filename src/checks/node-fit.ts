@@ -1,7 +1,5 @@
-import type { InstallPod } from '../cluster/install.ts';
-import { podIndex } from '../cluster/pod-index.ts';
 import { isWaitingForNode } from '../cluster/project-pod-facts.ts';
-import type { NodeRecord } from '../cluster/state.ts';
+import type { InstallPod, NodeRecord, PodRequests } from '../cluster/state.ts';
 import { goQuote } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
@@ -64,9 +62,14 @@ function requestText(request: Amounts): string {
   return request.size === 0 ? 'no resources' : describeAmounts(request);
 }
 
-function judgePod({ pod }: InstallPod, candidates: readonly Candidate[], nodes: readonly NodeRecord[]): Finding {
+function judgePod(
+  { pod }: InstallPod,
+  requested: PodRequests | undefined,
+  candidates: readonly Candidate[],
+  nodes: readonly NodeRecord[],
+): Finding {
   const resource = `pod/${pod.namespace}/${pod.name}`;
-  const request = effectiveRequests(pod.requests);
+  const request = effectiveRequests(requested);
   const asks = `the pod requests ${requestText(request)}`;
   if (candidates.length === 0) {
     return emit(
@@ -110,14 +113,14 @@ function judgePod({ pod }: InstallPod, candidates: readonly Candidate[], nodes: 
 export const nodeFit = defineCheck({
   name: NAME,
   codes: CODES,
-  reads: { pods: 'items', nodes: 'items', cacheBackends: 'read' },
+  reads: { installPods: 'items', pendingPodRequests: 'items', nodes: 'items' },
   probes: {},
   judge({ state }) {
-    const backends = state.cacheBackends.ok ? state.cacheBackends.items : [];
-    const pending = podIndex(state.pods, backends).installPods.filter(({ pod }) => isWaitingForNode(pod));
+    const pending = state.installPods.filter(({ pod }) => isWaitingForNode(pod));
     if (pending.length === 0) return [];
+    const requests = new Map(state.pendingPodRequests.map((r) => [`${r.namespace}/${r.name}`, r.requests]));
     const nodes = state.nodes;
     const candidates = nodes.filter((n) => n.ready && !n.unschedulable).map((node) => ({ node, allocatable: amountsOf(node.allocatable) }));
-    return pending.map((p) => judgePod(p, candidates, nodes));
+    return pending.map((p) => judgePod(p, requests.get(`${p.pod.namespace}/${p.pod.name}`), candidates, nodes));
   },
 });

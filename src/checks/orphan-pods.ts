@@ -26,13 +26,12 @@ export const ORPHAN_WINDOW_MS = 24 * 60 * 60 * 1000;
 export const orphanPodCheck = defineCheck({
   name: NAME,
   codes: CODES,
-  reads: { events: 'items' },
+  reads: { noMatchEvents: 'items' },
   probes: {},
   judge({ state, now }) {
     const since = now.getTime() - ORPHAN_WINDOW_MS;
-    return state.events
+    return state.noMatchEvents
       .filter((e) => {
-        if (e.reason !== NO_MATCH_EVENT_REASON || e.involved.kind !== 'Pod') return false;
         const at = timeOf(e.time);
         return at !== undefined && at >= since;
       })

@@ -1,4 +1,4 @@
-import { READS, SERVER_DISCOVERY, type ApiAccess } from '../cluster/reads.ts';
+import { READS, SERVER_DISCOVERY, withSources, type ApiAccess } from '../cluster/reads.ts';
 import type { ReadName } from '../cluster/state.ts';
 import type { Finding } from '../report/finding.ts';
 import { cacheBackendHealth } from './cachebackend-health.ts';
@@ -81,11 +81,14 @@ export function planRun(options: { readonly configOnly: boolean }, checks: reado
 }
 
 /**
- * Every API access some run may take: the reads the checks declare, and the Service discovery of the
- * server probes. The chart's ClusterRole must grant exactly these.
+ * Every API access some run may take, each once (several reads may be views of one list): the reads
+ * the checks declare, with the reads they are derived from, and the Service discovery of the server
+ * probes. The chart's ClusterRole must grant exactly these.
  */
 export function apiAccesses(checks: readonly Declaration[] = DECLARATIONS): ApiAccess[] {
   const reads = new Set(checks.flatMap((check) => Object.keys(check.reads) as ReadName[]));
   const probed = checks.some((check) => check.probes.server !== undefined);
-  return [...[...reads].map((name) => READS[name].access), ...(probed ? [SERVER_DISCOVERY] : [])];
+  const accesses = [...withSources(reads)].map((name) => READS[name].access);
+  const unique = new Map(accesses.map((access) => [JSON.stringify(access), access]));
+  return [...unique.values(), ...(probed ? [SERVER_DISCOVERY] : [])];
 }

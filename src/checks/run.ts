@@ -43,24 +43,36 @@ function ready(check: Check, input: CheckInput): boolean {
 }
 
 /**
- * The state as a check sees it: an `items` read yields its items, or ends the check with API001 when
- * it failed. The lookup happens when the check reads the key, not before, so a read the check never
- * needed for its verdict is never reported. Every other key is passed through as it is: the types
- * already keep a check to its declared reads, and the declared-reads test records every key a check
- * touches.
+ * The state as a check sees it: its declared reads and nothing else (an undeclared key is absent, so a
+ * check cannot come to depend on a read it did not ask for, and the gather plan, which comes from the
+ * declarations, always holds what it needs). An `items` read yields its items, or ends the check with
+ * API001 when it failed; the lookup happens when the check reads the key, not before, so a read the
+ * check never needed for its verdict is never reported.
  */
 function stateView(reads: ReadDeclaration, state: ClusterState): ClusterState {
-  return new Proxy<ClusterState>(
-    {},
-    {
-      get(_, key) {
-        const value: unknown = Reflect.get(state, key);
-        if (typeof key !== 'string' || reads[key as ReadName] !== 'items') return value;
+  const view: Record<string, unknown> = {};
+  for (const [name, mode] of declared<ReadName, ReadMode>(reads)) {
+    const value = state[name];
+    if (mode !== 'items') {
+      if (value !== undefined) view[name] = value;
+      continue;
+    }
+    Object.defineProperty(view, name, {
+      enumerable: true,
+      get() {
         const read = value as Read<unknown>;
-        if (!read.ok) throw new ReadFailed(key as ReadName, read.error);
+        if (!read.ok) throw new ReadFailed(name, read.error);
         return read.items;
       },
-    },
+    });
+  }
+  return view;
+}
+
+/** The probe results a check declared, and no other. */
+function probeView(probes: ProbeDeclaration, results: ProbeResults): ProbeResults {
+  return Object.fromEntries(
+    declared<ProbeName, string>(probes).flatMap(([name]) => (results[name] === undefined ? [] : [[name, results[name]]])),
   );
 }
 
@@ -77,7 +89,7 @@ export function runCheck(check: Check, input: CheckInput): Finding[] {
   if (!ready(check, input)) return [];
   const view = {
     state: stateView(check.reads, input.state),
-    probes: input.probes,
+    probes: probeView(check.probes, input.probes),
     now: input.now,
     namespace: input.namespace,
     ...(input.self === undefined ? {} : { self: input.self }),

@@ -1,35 +1,56 @@
 import type { KubeApi, ListResult } from './api.ts';
+import { EVENT_VIEWS, eventViews, eventWanted, type EventViewName } from './event-views.ts';
+import { POD_VIEWS, podKeeper, podViews, type BackendsSeen, type OwnPod, type PodRead, type PodViewName } from './pod-views.ts';
 import { projectCacheBackend, projectCachePolicy, projectCacheTenant, projectEvent, projectNamespace, projectPod } from './project.ts';
 import { projectNetworkPolicy } from './project-network-policy.ts';
 import { projectNode } from './project-node.ts';
-import { projectServiceAccount } from './project-pull-secret.ts';
+import { projectServiceAccount } from './project-service-account.ts';
 import { pullSecretRefs } from './pull-secret-refs.ts';
 import { readPullSecrets } from './pull-secrets.ts';
-import { READS, collectionPath, isNamespaceName, objectPath, type ReadSpec } from './reads.ts';
-import { labelledRole, selectorIndex } from './pod-index.ts';
-import type { CacheBackend, ClusterState, ItemOf, ListName, NamespaceLookup, Pod, PullSecretLookup, Read, ReadName } from './state.ts';
+import { COLLECTIONS, READS, collectionPath, isNamespaceName, objectPath, withSources, type CollectionName } from './reads.ts';
+import type {
+  CacheBackend,
+  CachePolicy,
+  CacheTenant,
+  ClusterState,
+  EventRecord,
+  InstallPod,
+  NamespaceLookup,
+  NamespaceRecord,
+  NetworkPolicyRecord,
+  NodeRecord,
+  PullSecretLookup,
+  Read,
+  ReadName,
+  ServiceAccount,
+} from './state.ts';
 import { obj, stringMap, suppressAnnotation } from './wire.ts';
-
-/** The pod the doctor runs in, which is never part of what it judges. */
-export interface PodRef {
-  readonly namespace: string;
-  readonly name: string;
-}
 
 /** What one run reads: derived from the checks it runs (`checks/registry.ts`), never chosen by hand. */
 export interface GatherPlan {
   readonly reads: ReadonlySet<ReadName>;
   /** The `--namespace` scope of every namespaced list; empty means all namespaces. */
   readonly namespace: string;
-  /** The doctor's own pod: its namespace is looked up for `ownNamespace`, and the pod is left out of `pods`. */
+  /** The doctor's own pod: its namespace is looked up for `ownNamespace`, and the pod is left out of every pod view. */
   readonly self?: { readonly namespace: string; readonly name?: string | undefined };
 }
 
-/** How each list read turns an API object into the record the checks see. */
-const PROJECTIONS: { readonly [K in ListName]: (raw: unknown) => ItemOf<K> | undefined } = {
+/** What each list yields as it is read: the record of each object, or undefined for one no view holds. */
+interface Yields {
+  readonly cacheBackends: CacheBackend;
+  readonly pods: PodRead;
+  readonly events: EventRecord;
+  readonly cacheTenants: CacheTenant;
+  readonly cachePolicies: CachePolicy;
+  readonly nodes: NodeRecord;
+  readonly serviceAccounts: ServiceAccount;
+  readonly networkPolicies: NetworkPolicyRecord;
+  readonly namespaces: NamespaceRecord;
+}
+
+/** How the lists whose records need no choice of view are projected. */
+const PROJECTIONS: { readonly [K in Exclude<CollectionName, 'pods' | 'events'>]: (raw: unknown) => Yields[K] | undefined } = {
   cacheBackends: projectCacheBackend,
-  pods: projectPod,
-  events: projectEvent,
   cacheTenants: projectCacheTenant,
   cachePolicies: projectCachePolicy,
   nodes: projectNode,
@@ -38,8 +59,9 @@ const PROJECTIONS: { readonly [K in ListName]: (raw: unknown) => ItemOf<K> | und
   namespaces: projectNamespace,
 };
 
-function notServed<T>(name: ListName, result: ListResult<T>): Read<T> {
-  const { access } = READS[name];
+/** A failed read, said the way an operator acts on it: a 404 for a custom resource means its CRD is missing. */
+function notServed<T>(collection: CollectionName, result: ListResult<T>): Read<T> {
+  const { access } = COLLECTIONS[collection];
   if (result.ok) return result;
   if (!('status' in result) || result.status !== 404 || access.group === '') return { ok: false, error: result.error };
   return {
@@ -48,50 +70,17 @@ function notServed<T>(name: ListName, result: ListResult<T>): Read<T> {
   };
 }
 
-/** Reads a list, keeping only the projected items `keep` accepts (all, without it). */
-async function listOf<K extends ListName>(
+/** Reads one list, each object through `project` (undefined drops it). */
+async function listOf<K extends CollectionName>(
   api: KubeApi,
-  name: K,
+  collection: K,
   namespace: string,
   signal: AbortSignal,
-  keep: (item: ItemOf<K>) => boolean = () => true,
-): Promise<Read<ItemOf<K>>> {
-  const project = PROJECTIONS[name] as (raw: unknown) => ItemOf<K> | undefined;
-  const kept = (raw: unknown) => {
-    const item = project(raw);
-    return item !== undefined && keep(item) ? item : undefined;
-  };
-  const spec: ReadSpec = READS[name];
-  const options = spec.metadataFollowedBy === undefined ? {} : { metadataFollowedBy: spec.metadataFollowedBy };
-  return notServed(name, await api.list(collectionPath(spec.access, namespace), kept, signal, {}, options));
-}
-
-/** Whether a check can judge the pod: it is the install's own, or one of `backends` selects it. */
-function judgeable(backends: readonly CacheBackend[]): (pod: Pod) => boolean {
-  const selectors = selectorIndex(backends);
-  return (pod) => labelledRole(pod) !== undefined || selectors.selectorsOf(pod).length > 0;
-}
-
-/**
- * The pods a check can judge (see `ClusterState.pods`). Which pods the CacheBackends select is known
- * only once they are read; from then on every other pod is dropped as it is read, and the pods that
- * arrived before are narrowed at the end.
- */
-async function judgeablePods(
-  api: KubeApi,
-  namespace: string,
-  backends: Promise<Read<CacheBackend>> | undefined,
-  signal: AbortSignal,
-): Promise<Read<Pod>> {
-  let keep: ((pod: Pod) => boolean) | undefined;
-  void backends?.then((read) => {
-    if (read.ok) keep = judgeable(read.items);
-  });
-  const pods = await listOf(api, 'pods', namespace, signal, (pod) => keep === undefined || keep(pod));
-  const known = await backends;
-  if (!pods.ok || known === undefined || !known.ok) return pods;
-  const narrow = judgeable(known.items);
-  return { ok: true, items: pods.items.filter(narrow) };
+  project: (raw: unknown) => Yields[K] | undefined,
+): Promise<Read<Yields[K]>> {
+  const spec = COLLECTIONS[collection];
+  const options = 'metadataFollowedBy' in spec ? { metadataFollowedBy: spec.metadataFollowedBy } : {};
+  return notServed(collection, await api.list(collectionPath(spec.access, namespace), project, signal, {}, options));
 }
 
 async function lookupNamespace(api: KubeApi, namespace: string, signal: AbortSignal): Promise<NamespaceLookup> {
@@ -111,39 +100,32 @@ async function lookupNamespace(api: KubeApi, namespace: string, signal: AbortSig
 }
 
 /** The `namespaces` read under `--namespace`: the one namespace, when it carries a suppression annotation. */
-function scopedNamespaces(name: string, found: NamespaceLookup): Read<ItemOf<'namespaces'>> {
+function scopedNamespaces(name: string, found: NamespaceLookup): Read<NamespaceRecord> {
   if (found.kind === 'unknown') return { ok: false, error: found.error };
   return { ok: true, items: found.kind === 'found' && found.suppress !== undefined ? [{ name, suppress: found.suppress }] : [] };
 }
 
-/** The pods read, without the doctor's own pod. */
-function withoutSelf(pods: Read<ItemOf<'pods'>>, self: GatherPlan['self']): Read<ItemOf<'pods'>> {
-  const name = self?.name;
-  if (!pods.ok || self === undefined || name === undefined || name === '') return pods;
-  return { ok: true, items: pods.items.filter((p) => p.namespace !== self.namespace || p.name !== name) };
-}
-
-/** Every read the plan names, plus the reads those are derived from. */
-function closure(reads: ReadonlySet<ReadName>): Set<ReadName> {
-  const all = new Set(reads);
-  for (const name of reads) for (const dependency of (READS[name] as { from?: readonly ReadName[] }).from ?? []) all.add(dependency);
-  return all;
+/** The views of `names` that `reads` holds. */
+function viewsIn<N extends ReadName>(reads: ReadonlySet<ReadName>, names: readonly N[]): Set<N> {
+  return new Set(names.filter((name) => reads.has(name)));
 }
 
 /**
- * The one gathering pass: each list the plan names is read once, all in parallel, page by page; the
- * only reads of single objects are the namespaces named by `--namespace` and the doctor's own (one GET
- * for both when they are the same) and the pull secrets the install names, each once, which start as
- * soon as the pods, ServiceAccounts and CacheBackends have arrived. A failed read is recorded in the
- * state, never thrown; the check that needs it reports it.
+ * The one gathering pass: each list some planned read needs is read once, all in parallel, page by
+ * page, keeping only what the planned views of it hold; the only reads of single objects are the
+ * namespaces named by `--namespace` and the doctor's own (one GET for both when they are the same) and
+ * the pull secrets the install names, each once, which start as soon as the install's pods and the
+ * ServiceAccounts have arrived. A failed read is recorded in the state, never thrown; the check that
+ * needs it reports it.
  */
 export async function gatherClusterState(api: KubeApi, plan: GatherPlan, signal: AbortSignal): Promise<ClusterState> {
-  const reads = closure(plan.reads);
-  const lists = new Map<ListName, Promise<Read<unknown>>>();
-  const list = <K extends ListName>(name: K): Promise<Read<ItemOf<K>>> => {
-    const pending = lists.get(name) ?? listOf(api, name, plan.namespace, signal);
+  const reads = withSources(plan.reads);
+  const own: OwnPod | undefined = plan.self?.name === undefined ? undefined : { namespace: plan.self.namespace, name: plan.self.name };
+  const lists = new Map<CollectionName, Promise<Read<unknown>>>();
+  const list = <K extends Exclude<CollectionName, 'pods' | 'events'>>(name: K): Promise<Read<Yields[K]>> => {
+    const pending = lists.get(name) ?? listOf(api, name, plan.namespace, signal, PROJECTIONS[name]);
     lists.set(name, pending);
-    return pending as Promise<Read<ItemOf<K>>>;
+    return pending as Promise<Read<Yields[K]>>;
   };
   const namespaces = new Map<string, Promise<NamespaceLookup>>();
   const lookup = (name: string): Promise<NamespaceLookup> => {
@@ -151,20 +133,41 @@ export async function gatherClusterState(api: KubeApi, plan: GatherPlan, signal:
     namespaces.set(name, pending);
     return pending;
   };
-  let ownPodLeftOut: Promise<Read<ItemOf<'pods'>>> | undefined;
-  const pods = () =>
-    (ownPodLeftOut ??= judgeablePods(api, plan.namespace, reads.has('cacheBackends') ? list('cacheBackends') : undefined, signal).then(
-      (read) => withoutSelf(read, plan.self),
+
+  const podViewNames = viewsIn<PodViewName>(reads, POD_VIEWS);
+  let pods: ReturnType<typeof gatherPods> | undefined;
+  const podViewsOf = () =>
+    (pods ??= gatherPods(api, plan.namespace, podViewNames, own, reads.has('cacheBackends') ? list('cacheBackends') : undefined, signal));
+  const eventViewNames = viewsIn<EventViewName>(reads, EVENT_VIEWS);
+  let events: Promise<ReturnType<typeof eventViews>> | undefined;
+  const eventViewsOf = () =>
+    (events ??= listOf(api, 'events', plan.namespace, signal, (raw) => projectEvent(raw, eventWanted(eventViewNames))).then((read) =>
+      eventViews(read, eventViewNames),
     ));
+
   const pending: Promise<readonly [ReadName, ClusterState[ReadName]]>[] = [];
   const add = (name: ReadName, value: Promise<ClusterState[ReadName]>) => pending.push(value.then((v) => [name, v] as const));
   for (const name of reads) {
     switch (name) {
       case 'pods':
-        add(name, pods());
+      case 'installPods':
+      case 'selectedPods':
+      case 'pendingPodRequests':
+        add(
+          name,
+          podViewsOf().then((views) => views[name]),
+        );
+        break;
+      case 'events':
+      case 'injectionEvents':
+      case 'noMatchEvents':
+        add(
+          name,
+          eventViewsOf().then((views) => views[name]),
+        );
         break;
       case 'pullSecrets':
-        add(name, pullSecretsOf(api, Promise.all([pods(), list('serviceAccounts'), list('cacheBackends')]), signal));
+        add(name, pullSecretsOf(api, Promise.all([podViewsOf().then((views) => views.installPods), list('serviceAccounts')]), signal));
         break;
       case 'scopeNamespace':
         if (plan.namespace !== '') add(name, lookup(plan.namespace));
@@ -183,17 +186,48 @@ export async function gatherClusterState(api: KubeApi, plan: GatherPlan, signal:
 }
 
 /**
+ * Reads the pod list into its views. Which pods the CacheBackends select is known only once they are
+ * read: until then every pod a selection view might hold is kept, from then on only the ones it does,
+ * and the views are sorted out at the end.
+ */
+async function gatherPods(
+  api: KubeApi,
+  namespace: string,
+  views: ReadonlySet<PodViewName>,
+  own: OwnPod | undefined,
+  backends: Promise<Read<CacheBackend>> | undefined,
+  signal: AbortSignal,
+) {
+  let seen: BackendsSeen = backends === undefined ? { kind: 'failed', error: 'the CacheBackends were not read' } : { kind: 'pending' };
+  void backends?.then((read) => {
+    seen = read.ok ? { kind: 'known', items: read.items } : { kind: 'failed', error: `listing CacheBackend objects failed: ${read.error}` };
+  });
+  const keep = podKeeper(views, own, () => seen);
+  const reads = await listOf(api, 'pods', namespace, signal, (raw) => {
+    const read = projectPod(raw);
+    return keep(read) ? read : undefined;
+  });
+  const known = await backends;
+  const final: Exclude<BackendsSeen, { kind: 'pending' }> =
+    known === undefined
+      ? { kind: 'failed', error: 'the CacheBackends were not read' }
+      : known.ok
+        ? { kind: 'known', items: known.items }
+        : { kind: 'failed', error: `listing CacheBackend objects failed: ${known.error}` };
+  return podViews(reads, final, views, own);
+}
+
+/**
  * Reads the pull secrets the install names, by name, once the lists that name them have arrived. A
- * failed pod list names nothing; a failed ServiceAccount or CacheBackend list narrows the names to
- * what the rest still shows.
+ * failed pod list names nothing; a failed ServiceAccount list narrows the names to what the pods show.
  */
 async function pullSecretsOf(
   api: KubeApi,
-  reads: Promise<[Read<ItemOf<'pods'>>, Read<ItemOf<'serviceAccounts'>>, Read<ItemOf<'cacheBackends'>>]>,
+  reads: Promise<[Read<InstallPod> | undefined, Read<ServiceAccount>]>,
   signal: AbortSignal,
 ): Promise<Map<string, PullSecretLookup>> {
-  const [pods, serviceAccounts, backends] = await reads;
-  if (!pods.ok) return new Map();
-  const refs = pullSecretRefs(pods.items, backends.ok ? backends.items : [], serviceAccounts.ok ? serviceAccounts.items : []);
+  const [installPods, serviceAccounts] = await reads;
+  if (installPods?.ok !== true) return new Map();
+  const refs = pullSecretRefs(installPods.items, serviceAccounts.ok ? serviceAccounts.items : []);
   return readPullSecrets(api, refs, signal);
 }

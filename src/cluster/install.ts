@@ -19,30 +19,9 @@ export const INJECTED_BY_UID = `${INSTALL_ANNOTATION_PREFIX}injected-by-uid`;
 export const INJECTED_EVENT_REASON = 'InjectedByCacheBackend';
 /** Event reason for a pod that asked for the cache but matched no CacheBackend. */
 export const NO_MATCH_EVENT_REASON = 'NoMatchingCacheBackend';
-/**
- * The Events the checks judge: these reasons, about Pods. Every other Event is dropped as it is read
- * (a busy cluster has tens of thousands); a check that needs another reason adds it here.
- */
-export const JUDGED_POD_EVENT_REASONS: ReadonlySet<string> = new Set([INJECTED_EVENT_REASON, NO_MATCH_EVENT_REASON]);
 
 /** The labels of the cache-plane server's pods (upstream config/server). */
 export const SERVER_POD_LABELS: Readonly<Record<string, string>> = { [INSTALL_NAME_LABEL]: INSTALL_NAME, [COMPONENT_LABEL]: 'server' };
-
-/**
- * What a pod is to the install:
- * - `server`, `controller`: labelled `app.kubernetes.io/name=inference-cache` with that component;
- * - `workload`: any other pod with the install's name label, which is how the managed cache workloads
- *   (and anything else the install deploys) are recognised — the pod's owner chain is not read;
- * - `engine`: selected by a CacheBackend of its namespace (the same equality rule as
- *   EnginePodInjectionAudit).
- */
-export type InstallRole = 'server' | 'controller' | 'workload' | 'engine';
-
-/** A pod of the install and its role. */
-export interface InstallPod {
-  readonly pod: Pod;
-  readonly role: InstallRole;
-}
 
 /** Whether a pod has finished for good (phase Succeeded or Failed). */
 export function isTerminated(pod: Pod): boolean {

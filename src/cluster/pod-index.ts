@@ -1,14 +1,13 @@
 /**
  * Which CacheBackends select which pods, and which pods belong to the install: derived once per run,
- * in time linear in pods plus selectors, for the gathering (which keeps only the pods a check can
- * judge) and for the checks.
+ * in time linear in pods plus selectors, for the pod views of the gathering and for the checks.
  *
  * @module
  */
 
-import { COMPONENT_LABEL, INSTALL_NAME, INSTALL_NAME_LABEL, type InstallPod, type InstallRole } from './install.ts';
+import { COMPONENT_LABEL, INSTALL_NAME, INSTALL_NAME_LABEL } from './install.ts';
 import { engineSelectorSelects, hasSelector, labelValue } from './label-selector.ts';
-import type { CacheBackend, Pod } from './state.ts';
+import type { CacheBackend, InstallRole, Pod } from './state.ts';
 
 const NONE: readonly never[] = [];
 
@@ -67,13 +66,11 @@ export function labelledRole(pod: Pick<Pod, 'labels'>): Exclude<InstallRole, 'en
 }
 
 /**
- * The selection between one run's pods and CacheBackends. Four checks and the pull-secret reads need
- * it; each asks {@link podIndex} with the same two lists and gets the same index back, so a
- * 20,000-pod cluster is indexed once, not once per check.
+ * The selection between one run's selected pods and its CacheBackends. Two checks need it; each asks
+ * {@link podIndex} with the same two lists and gets the same index back, so a 20,000-pod cluster is
+ * indexed once, not once per check.
  */
 export interface PodIndex {
-  /** The pods of the install and their roles, in list order (see `InstallRole`). */
-  readonly installPods: readonly InstallPod[];
   /** The pods of the backend's namespace that its engineSelector selects, in list order. */
   selectedBy(backend: CacheBackend): readonly Pod[];
   /** The backends of the pod's namespace whose engineSelector selects it, in list order. */
@@ -84,7 +81,6 @@ function buildIndex(pods: readonly Pod[], backends: readonly CacheBackend[]): Po
   const selectors = selectorIndex(backends);
   const selected = new Map<CacheBackend, Pod[]>();
   const selecting = new Map<Pod, readonly CacheBackend[]>();
-  const installPods: InstallPod[] = [];
   for (const pod of pods) {
     const chosen = selectors.selectorsOf(pod);
     if (chosen.length > 0) selecting.set(pod, chosen);
@@ -93,11 +89,8 @@ function buildIndex(pods: readonly Pod[], backends: readonly CacheBackend[]): Po
       if (already === undefined) selected.set(backend, [pod]);
       else already.push(pod);
     }
-    const role = labelledRole(pod) ?? (chosen.length > 0 ? 'engine' : undefined);
-    if (role !== undefined) installPods.push({ pod, role });
   }
   return {
-    installPods,
     selectedBy: (backend) => selected.get(backend) ?? NONE,
     selectorsOf: (pod) => selecting.get(pod) ?? NONE,
   };

@@ -4,6 +4,12 @@ import { arr, isEmpty, obj, optStr, resourceList, str, type WireObject } from '.
 /** The Pod fields beyond identity, labels and annotations; each is left out when the object has none. */
 export type PodFacts = Omit<Pod, 'namespace' | 'name' | 'uid' | 'labels' | 'annotations'>;
 
+/** A pod's facts, and what it asks of a node while it waits for one. */
+export interface PodFactsRead {
+  readonly facts: PodFacts;
+  readonly requests?: PodRequests;
+}
+
 /** A container's requests, with its limits standing in for resources that have no request. */
 function containerRequests(container: WireObject | undefined): ResourceList {
   const resources = obj(container?.['resources']);
@@ -67,10 +73,12 @@ export function isWaitingForNode(pod: { readonly phase?: string | undefined; rea
 }
 
 /**
- * Projects what NodeFit, ImagePullability and NetworkPolicyReachability read from a Pod: its phase
- * and binding, what it requests, why it waits, its pull secrets and its named ports.
+ * Projects the facts of a Pod beyond its identity: its phase and binding, why it waits, its pull
+ * secrets and its named ports; and, apart from them, its requests while it waits for a node (nothing
+ * reads a running pod's requests, and a large cluster's running pods would each carry theirs for
+ * nothing).
  */
-export function projectPodFacts(raw: unknown): PodFacts {
+export function projectPodFacts(raw: unknown): PodFactsRead {
   const spec = obj(obj(raw)?.['spec']);
   const status = obj(obj(raw)?.['status']);
   const phase = optStr(status?.['phase']);
@@ -84,14 +92,14 @@ export function projectPodFacts(raw: unknown): PodFacts {
   const unschedulable = unschedulableMessage(status);
   const waiting = waitingOf(status);
   const namedPorts = namedPortsOf(spec);
-  return {
+  const facts: PodFacts = {
     ...(phase === undefined ? {} : { phase }),
     ...(nodeName === undefined ? {} : { nodeName }),
     ...(serviceAccountName === undefined ? {} : { serviceAccountName }),
     ...(pullSecrets.length === 0 ? {} : { imagePullSecrets: pullSecrets }),
-    ...(requests === undefined ? {} : { requests }),
     ...(unschedulable === undefined ? {} : { unschedulable }),
     ...(waiting.length === 0 ? {} : { waiting }),
     ...(namedPorts.length === 0 ? {} : { namedPorts }),
   };
+  return requests === undefined ? { facts } : { facts, requests };
 }

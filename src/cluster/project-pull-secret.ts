@@ -1,20 +1,11 @@
-import type { PullSecretContent, PullSecretLookup, ServiceAccount } from './state.ts';
-import { arr, obj, objectRef, optStr, str } from './wire.ts';
+import type { PullSecretContent, PullSecretLookup } from './state.ts';
+import { obj, str } from './wire.ts';
 
 /** The Secret types the kubelet takes registry credentials from, and the data key each one uses. */
 export const PULL_SECRET_KEYS: Readonly<Record<string, string>> = {
   'kubernetes.io/dockerconfigjson': '.dockerconfigjson',
   'kubernetes.io/dockercfg': '.dockercfg',
 };
-
-/** Projects a ServiceAccount to the names of its `imagePullSecrets`. */
-export function projectServiceAccount(raw: unknown): ServiceAccount {
-  const names = arr(obj(raw)?.['imagePullSecrets']).flatMap((r) => {
-    const name = optStr(obj(r)?.['name']);
-    return name === undefined ? [] : [name];
-  });
-  return { ...objectRef(raw), imagePullSecrets: names };
-}
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

@@ -6,8 +6,9 @@
  * @module
  */
 
-import { INSTALL_ANNOTATION_PREFIX, JUDGED_POD_EVENT_REASONS } from './install.ts';
+import { INSTALL_ANNOTATION_PREFIX } from './install.ts';
 import { projectPodFacts } from './project-pod-facts.ts';
+import type { PodRead } from './pod-views.ts';
 import type { CacheBackend, CachePolicy, CacheTenant, Condition, EventRecord, NamespaceRecord, Pod } from './state.ts';
 import { obj, objectRef as refOf, optInt, optStr, str, stringMap, suppressAnnotation, type WireObject } from './wire.ts';
 
@@ -61,23 +62,29 @@ export function projectCacheBackend(raw: unknown): CacheBackend {
 
 /**
  * Projects a Pod to its identity, labels, the install's own annotations, and the facts of
- * {@link projectPodFacts}.
+ * {@link projectPodFacts}, with its requests beside it while it waits for a node.
  */
-export function projectPod(raw: unknown): Pod {
+export function projectPod(raw: unknown): PodRead {
   const meta = obj(obj(raw)?.['metadata']);
   const annotations = stringMap(meta?.['annotations'], (key) => key.startsWith(INSTALL_ANNOTATION_PREFIX));
-  return { ...refOf(raw), labels: stringMap(meta?.['labels']), annotations, ...projectPodFacts(raw) };
+  const { facts, requests } = projectPodFacts(raw);
+  const pod: Pod = { ...refOf(raw), labels: stringMap(meta?.['labels']), annotations, ...facts };
+  return requests === undefined ? { pod } : { pod, requests };
 }
 
 /**
  * Projects a core/v1 Event; its time is the first set of the fields the Event API defines for it.
- * Undefined for an Event no check judges (see `JUDGED_POD_EVENT_REASONS`): it is dropped as it is read.
+ * Undefined for an Event `wanted` turns down (by its reason and the Kind it is about): it is dropped
+ * as it is read, before anything else of it is looked at.
  */
-export function projectEvent(raw: unknown): EventRecord | undefined {
+export function projectEvent(
+  raw: unknown,
+  wanted: (reason: string, involvedKind: string) => boolean = () => true,
+): EventRecord | undefined {
   const o = obj(raw);
   const involved = obj(o?.['involvedObject']);
   const reason = str(o?.['reason']);
-  if (!JUDGED_POD_EVENT_REASONS.has(reason) || str(involved?.['kind']) !== 'Pod') return undefined;
+  if (!wanted(reason, str(involved?.['kind']))) return undefined;
   const series = obj(o?.['series']);
   const meta = obj(o?.['metadata']);
   const time =

@@ -1,6 +1,5 @@
 import { isTerminated } from './install.ts';
-import { podIndex } from './pod-index.ts';
-import type { CacheBackend, Pod, ServiceAccount } from './state.ts';
+import type { InstallPod, ServiceAccount } from './state.ts';
 
 /** The ServiceAccount a pod runs as when its spec names none (the API server's default). */
 export const DEFAULT_SERVICE_ACCOUNT = 'default';
@@ -21,11 +20,7 @@ export function secretKey(namespace: string, name: string): string {
  * The pull secrets named by the install's live pods and by the ServiceAccounts those pods run as,
  * each once, in the order first named. Terminated pods are skipped: they pull nothing again.
  */
-export function pullSecretRefs(
-  pods: readonly Pod[],
-  backends: readonly CacheBackend[],
-  serviceAccounts: readonly ServiceAccount[],
-): PullSecretRef[] {
+export function pullSecretRefs(installPods: readonly InstallPod[], serviceAccounts: readonly ServiceAccount[]): PullSecretRef[] {
   const accounts = new Map(serviceAccounts.map((sa) => [secretKey(sa.namespace, sa.name), sa]));
   const refs = new Map<string, { namespace: string; name: string; referrers: Set<string> }>();
   const add = (namespace: string, name: string, referrer: string) => {
@@ -34,7 +29,7 @@ export function pullSecretRefs(
     ref.referrers.add(referrer);
     refs.set(key, ref);
   };
-  for (const { pod } of podIndex(pods, backends).installPods) {
+  for (const { pod } of installPods) {
     if (isTerminated(pod)) continue;
     for (const name of pod.imagePullSecrets ?? []) add(pod.namespace, name, `pod/${pod.namespace}/${pod.name}`);
     const sa = accounts.get(secretKey(pod.namespace, pod.serviceAccountName ?? DEFAULT_SERVICE_ACCOUNT));

@@ -20,12 +20,14 @@ export interface ApiAccess {
   readonly byNameOnly?: boolean;
 }
 
-/** One read of the catalogue: the Kind it reads (named in API001) and the API access it takes. */
-export interface ReadSpec {
+/**
+ * One API list of the run. Several reads may be views of one list (the pods, the Events); the list is
+ * still read once, keeping what its views hold.
+ */
+export interface CollectionSpec {
+  /** The Kind it holds, named in API001. */
   readonly kind: string;
   readonly access: ApiAccess;
-  /** Reads this one is derived from, gathered first (the pull secrets are named by pods and accounts). */
-  readonly from?: readonly ReadName[];
   /**
    * The key an API server writes right after an object's `metadata`, for a built-in Kind whose
    * fields it writes in their Go order: lets a list leave `managedFields` (the last field of
@@ -37,11 +39,8 @@ export interface ReadSpec {
 const CACHE_GROUP = { group: 'inferencecache.io', version: 'v1alpha1' } as const;
 const CORE = { group: '', version: 'v1' } as const;
 
-/**
- * The catalogue of everything a check may read, keyed like {@link ClusterState}. Checks declare reads
- * by these names; the gather plan, the API001 guard and the RBAC test derive from the declarations.
- */
-export const READS = {
+/** The lists a run may read, each at most once. */
+export const COLLECTIONS = {
   cacheBackends: { kind: 'CacheBackend', access: { ...CACHE_GROUP, resource: 'cachebackends', verbs: ['list'], namespaced: true } },
   pods: { kind: 'Pod', access: { ...CORE, resource: 'pods', verbs: ['list'], namespaced: true }, metadataFollowedBy: 'spec' },
   events: {
@@ -57,6 +56,48 @@ export const READS = {
     kind: 'NetworkPolicy',
     access: { group: 'networking.k8s.io', version: 'v1', resource: 'networkpolicies', verbs: ['list'], namespaced: true },
   },
+  namespaces: { kind: 'Namespace', access: { ...CORE, resource: 'namespaces', verbs: ['list'], namespaced: false } },
+} as const satisfies Readonly<Record<string, CollectionSpec>>;
+
+/** The name of one API list. */
+export type CollectionName = keyof typeof COLLECTIONS;
+
+/** One read of the catalogue: the Kind it reads (named in API001) and the API access it takes. */
+export interface ReadSpec {
+  readonly kind: string;
+  readonly access: ApiAccess;
+  /** The list this read is a view of; absent for the reads of single objects. */
+  readonly collection?: CollectionName;
+  /** Reads this one is derived from, gathered first (engine pods are told by the CacheBackends). */
+  readonly from?: readonly ReadName[];
+}
+
+/** A read that is the whole of a list, or one view of it. */
+function viewOf(collection: CollectionName, from?: readonly ReadName[]): ReadSpec {
+  const { kind, access } = COLLECTIONS[collection];
+  return { kind, access, collection, ...(from === undefined ? {} : { from }) };
+}
+
+/**
+ * The catalogue of everything a check may read, keyed like {@link ClusterState}. Checks declare reads
+ * by these names; the gather plan, the API001 guard and the RBAC test derive from the declarations.
+ * A read's name says what it holds: a check that needs pods no view holds adds a view here, never
+ * widens one.
+ */
+export const READS = {
+  cacheBackends: viewOf('cacheBackends'),
+  pods: viewOf('pods'),
+  installPods: viewOf('pods', ['cacheBackends']),
+  selectedPods: viewOf('pods', ['cacheBackends']),
+  pendingPodRequests: viewOf('pods'),
+  events: viewOf('events'),
+  injectionEvents: viewOf('events'),
+  noMatchEvents: viewOf('events'),
+  cacheTenants: viewOf('cacheTenants'),
+  cachePolicies: viewOf('cachePolicies'),
+  nodes: viewOf('nodes'),
+  serviceAccounts: viewOf('serviceAccounts'),
+  networkPolicies: viewOf('networkPolicies'),
   /**
    * Only the pull secrets the install names, each by name (a `get` per distinct secret, never a
    * `list`); only each secret's type and shape are kept. The chart grants it only for the names in
@@ -65,13 +106,25 @@ export const READS = {
   pullSecrets: {
     kind: 'Secret',
     access: { ...CORE, resource: 'secrets', verbs: ['get'], namespaced: true, byNameOnly: true },
-    from: ['pods', 'serviceAccounts', 'cacheBackends'],
+    from: ['installPods', 'serviceAccounts'],
   },
   scopeNamespace: { kind: 'Namespace', access: { ...CORE, resource: 'namespaces', verbs: ['get'], namespaced: false } },
   ownNamespace: { kind: 'Namespace', access: { ...CORE, resource: 'namespaces', verbs: ['get'], namespaced: false } },
   /** Listed for their suppression annotations; under `--namespace` only the one named is read (a GET). */
-  namespaces: { kind: 'Namespace', access: { ...CORE, resource: 'namespaces', verbs: ['list'], namespaced: false } },
+  namespaces: viewOf('namespaces'),
 } as const satisfies { readonly [K in ReadName]: ReadSpec };
+
+/** The reads and, recursively, the reads they are derived from: what gathering them takes. */
+export function withSources(reads: Iterable<ReadName>): Set<ReadName> {
+  const all = new Set<ReadName>();
+  const add = (name: ReadName): void => {
+    if (all.has(name)) return;
+    all.add(name);
+    for (const source of (READS[name] as { from?: readonly ReadName[] }).from ?? []) add(source);
+  };
+  for (const name of reads) add(name);
+  return all;
+}
 
 /** Finding the cache-plane server's Service: a `get` in its usual namespace, then a `list` everywhere. */
 export const SERVER_DISCOVERY: ApiAccess = { ...CORE, resource: 'services', verbs: ['get', 'list'], namespaced: true };

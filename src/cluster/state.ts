@@ -72,12 +72,6 @@ export interface Pod extends ObjectRef {
   /** Names of `spec.imagePullSecrets`, in spec order, empty names dropped. */
   readonly imagePullSecrets?: readonly string[];
   /**
-   * What the pod asks of a node; absent when no container requests anything, and for a pod that is
-   * not waiting for one (see `isWaitingForNode`): NodeFit judges no other, and a large cluster's
-   * running pods would otherwise each carry their requests for nothing.
-   */
-  readonly requests?: PodRequests;
-  /**
    * The scheduler's message when `PodScheduled` is False with reason `Unschedulable` (possibly empty);
    * absent otherwise.
    */
@@ -107,6 +101,32 @@ export interface PodRequests {
   readonly overhead?: ResourceList;
   /** `spec.resources.requests` (pod-level resources), which replace the aggregate for what they name. */
   readonly podLevel?: ResourceList;
+}
+
+/**
+ * What a pod waiting for a node asks of one (see `isWaitingForNode`), by the pod's namespace and name.
+ * Only pods without a node carry their requests this far: a running pod's are the scheduler's past.
+ */
+export interface PendingPodRequests {
+  readonly namespace: string;
+  readonly name: string;
+  readonly requests: PodRequests;
+}
+
+/**
+ * What a pod is to the install:
+ * - `server`, `controller`: labelled `app.kubernetes.io/name=inference-cache` with that component;
+ * - `workload`: any other pod with the install's name label, which is how the managed cache workloads
+ *   (and anything else the install deploys) are recognised — the pod's owner chain is not read;
+ * - `engine`: selected by a CacheBackend of its namespace (the same equality rule as
+ *   EnginePodInjectionAudit).
+ */
+export type InstallRole = 'server' | 'controller' | 'workload' | 'engine';
+
+/** A pod of the install and its role. */
+export interface InstallPod {
+  readonly pod: Pod;
+  readonly role: InstallRole;
 }
 
 /** A container waiting to start, e.g. reason `ImagePullBackOff`. */
@@ -240,17 +260,31 @@ export type NamespaceLookup =
 /**
  * Everything the checks judge, read once per run. Each key is one read of the catalogue in `reads.ts`;
  * a key is present exactly when the run gathered it, which is when some check of the run declared it
- * (see `checks/registry.ts`). A check never runs without the reads it requires.
+ * (see `checks/registry.ts`). A check never runs without the reads it requires, and sees no other.
+ *
+ * Several reads may be views of one list (the pods, the Events): the list is read once, and each view
+ * keeps what its name says. A view that fails, fails with its list.
  */
 export interface ClusterState {
   readonly cacheBackends?: Read<CacheBackend>;
-  /**
-   * The pods in scope a check can judge, except the doctor's own: the install's own (by label) and
-   * those a CacheBackend selects; every pod when the CacheBackends were not read or could not be.
-   */
+  /** Every pod in scope, except the doctor's own. */
   readonly pods?: Read<Pod>;
-  /** The Events in scope a check judges (`JUDGED_POD_EVENT_REASONS`). */
+  /**
+   * The install's pods with their roles (`InstallRole`), in list order: the pods labelled as the
+   * install's (server, controller, managed workloads) and the engine pods a CacheBackend of their
+   * namespace selects. Without the CacheBackends (their read failed), only the labelled ones.
+   */
+  readonly installPods?: Read<InstallPod>;
+  /** The pods some CacheBackend of their namespace selects (the engine pods), in list order. */
+  readonly selectedPods?: Read<Pod>;
+  /** The requests of every pod in scope that waits for a node. */
+  readonly pendingPodRequests?: Read<PendingPodRequests>;
+  /** Every Event in scope (the core/v1 view; the events.k8s.io view serves the same objects). */
   readonly events?: Read<EventRecord>;
+  /** The Events in scope that say a CacheBackend injected a pod (`InjectedByCacheBackend`, about Pods). */
+  readonly injectionEvents?: Read<EventRecord>;
+  /** The Events in scope that say no CacheBackend matched a pod (`NoMatchingCacheBackend`, about Pods). */
+  readonly noMatchEvents?: Read<EventRecord>;
   readonly cacheTenants?: Read<CacheTenant>;
   readonly cachePolicies?: Read<CachePolicy>;
   readonly nodes?: Read<NodeRecord>;

@@ -26,8 +26,8 @@ function itemsOf<T>(read: { readonly ok: boolean; readonly items?: readonly T[] 
 
 /**
  * The rules the gathered objects carry in their `inferencecache.io/doctor-suppress` annotation, one
- * per listed code: on a CacheBackend, CacheTenant or Pod a rule matches findings about that object;
- * on a Namespace, findings about anything in it. Annotation values come from the cluster: a listed
+ * per listed code: on a CacheBackend, CacheTenant or Pod (of any pod view the run gathered) a rule
+ * matches findings about that object; on a Namespace, findings about anything in it. Annotation values come from the cluster: a listed
  * code that is no code simply matches nothing, and is reported as such.
  */
 export function annotationRules(state: ClusterState): SuppressionRule[] {
@@ -39,8 +39,10 @@ export function annotationRules(state: ClusterState): SuppressionRule[] {
   };
   for (const b of itemsOf(state.cacheBackends)) onObject('cachebackend', b, b.suppress);
   for (const t of itemsOf(state.cacheTenants)) onObject('cachetenant', t, t.suppress);
-  // A pod keeps the install's annotations, among them the suppression ones.
-  for (const p of itemsOf(state.pods)) onObject('pod', p, suppressAnnotationIn(p.annotations));
+  // A pod keeps the install's annotations, among them the suppression ones. The pods a finding can be
+  // about are the install's and the selected ones; a pod in two views is one object, met once.
+  const pods = new Set([...itemsOf(state.installPods).map(({ pod }) => pod), ...itemsOf(state.selectedPods), ...itemsOf(state.pods)]);
+  for (const p of pods) onObject('pod', p, suppressAnnotationIn(p.annotations));
   for (const ns of itemsOf(state.namespaces)) {
     rules.push(...rulesOf(`namespace/${ns.name}`, ns.suppress, { kind: 'namespace', namespace: ns.name }));
   }

@@ -5,6 +5,8 @@
 import type { Check } from '../../../src/checks/check.ts';
 import type { CheckName, Code } from '../../../src/checks/registry.ts';
 import type { CheckInput } from '../../../src/checks/run.ts';
+import { EVENT_VIEWS, eventViews } from '../../../src/cluster/event-views.ts';
+import { POD_VIEWS, podViews, type PodRead } from '../../../src/cluster/pod-views.ts';
 import type {
   CacheBackend,
   CachePolicy,
@@ -13,6 +15,7 @@ import type {
   Condition,
   EventRecord,
   Pod,
+  PodRequests,
   Read,
 } from '../../../src/cluster/state.ts';
 import type { DialResult, HttpResult, ProbeResults, ServerProbes, SnapshotBody } from '../../../src/probes/results.ts';
@@ -74,8 +77,11 @@ export function healthy(o: Partial<CacheBackend> = {}): CacheBackend {
   });
 }
 
+/** A pod as a table writes it: its record, and its requests when it waits for a node. */
+export type PodFixture = Pod & { readonly requests?: PodRequests };
+
 /** A Pod in `ns1` with uid `<name>-uid` and no labels or annotations. */
-export function pod(name: string, o: Partial<Pod> = {}): Pod {
+export function pod(name: string, o: Partial<PodFixture> = {}): PodFixture {
   return { namespace: 'ns1', name, uid: `${name}-uid`, labels: {}, annotations: {}, ...o };
 }
 
@@ -113,15 +119,34 @@ export function policy(namespace: string, name: string): CachePolicy {
   return { namespace, name, uid: `${namespace}-${name}-uid` };
 }
 
-/** A ClusterState whose five upstream reads succeeded empty (the others not gathered), with overrides. */
-export function state(o: Partial<ClusterState> = {}): ClusterState {
+/** What a table gives of a state: the reads, with its pods written as {@link PodFixture}s. */
+export type StateFixture = Omit<Partial<ClusterState>, 'pods'> & { readonly pods?: Read<PodFixture> };
+
+/**
+ * A ClusterState whose five upstream lists succeeded empty (the other reads not gathered), with
+ * overrides; the views of the pod and Event lists (`installPods`, `selectedPods`, `pendingPodRequests`,
+ * `injectionEvents`, `noMatchEvents`) are what a run would have gathered from the given pods, Events
+ * and CacheBackends, unless given too.
+ */
+export function state(o: StateFixture = {}): ClusterState {
+  const { pods = ok([]), ...rest } = o;
+  const reads: Read<PodRead> = pods.ok
+    ? ok(pods.items.map(({ requests, ...pod }) => (requests === undefined ? { pod } : { pod, requests })))
+    : pods;
+  const backends = o.cacheBackends ?? ok([]);
+  const events = o.events ?? ok([]);
   return {
     cacheBackends: ok([]),
-    pods: ok([]),
     events: ok([]),
     cacheTenants: ok([]),
     cachePolicies: ok([]),
-    ...o,
+    ...podViews(
+      reads,
+      backends.ok ? { kind: 'known', items: backends.items } : { kind: 'failed', error: backends.error },
+      new Set(POD_VIEWS),
+    ),
+    ...eventViews(events, new Set(EVENT_VIEWS)),
+    ...rest,
   };
 }
 
@@ -168,7 +193,7 @@ export function input(o: InputOverrides = {}): CheckInput {
 }
 
 /** Shorthand: an input whose state has the given reads. */
-export function given(s: Partial<ClusterState>, o: Omit<InputOverrides, 'state'> = {}): CheckInput {
+export function given(s: StateFixture, o: Omit<InputOverrides, 'state'> = {}): CheckInput {
   return input({ ...o, state: state(s) });
 }
 

@@ -17,8 +17,7 @@ import type {
   ServiceAccount,
 } from '../../../src/cluster/state.ts';
 import type { CheckInput } from '../../../src/checks/run.ts';
-import { input, ok, pod, state, type InputOverrides } from './fixtures.ts';
-import type { ClusterState } from '../../../src/cluster/state.ts';
+import { input, ok, pod, state, type InputOverrides, type PodFixture, type StateFixture } from './fixtures.ts';
 
 export const SERVER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'server' } as const;
 export const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'controller' } as const;
@@ -30,7 +29,7 @@ export function requests(containers: readonly ResourceList[], o: Partial<PodRequ
 }
 
 /** A pending, unbound install workload pod `ns1/<name>` with the given requests. */
-export function pendingPod(name: string, req: PodRequests | undefined, o: Partial<Pod> = {}): Pod {
+export function pendingPod(name: string, req: PodRequests | undefined, o: Partial<PodFixture> = {}): PodFixture {
   return pod(name, { labels: { ...WORKLOAD_LABELS }, phase: 'Pending', ...(req === undefined ? {} : { requests: req }), ...o });
 }
 
@@ -116,7 +115,7 @@ export function doctorPod(namespace: string, labels: Readonly<Record<string, str
  * A live-run input: every read of the new checks present and empty unless overridden (a plain
  * `given()` leaves them absent, which the new checks read as "not gathered").
  */
-export function live(s: Partial<ClusterState>, o: InputOverrides & { readonly self?: DoctorPod } = {}): CheckInput {
+export function live(s: StateFixture, o: InputOverrides & { readonly self?: DoctorPod } = {}): CheckInput {
   const { self, ...rest } = o;
   const base = input({
     ...rest,

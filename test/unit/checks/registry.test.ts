@@ -10,12 +10,12 @@ import { API001 } from '../../../src/checks/api-read.ts';
 import { defineCheck, emitterFor, type Check } from '../../../src/checks/check.ts';
 import { codeTable } from '../../../src/checks/codes.ts';
 import { CHECKS, judge, planRun } from '../../../src/checks/registry.ts';
-import { runCheck, type CheckInput } from '../../../src/checks/run.ts';
+import { runCheck } from '../../../src/checks/run.ts';
 import { codesMarkdown } from '../../../src/report/code-table.ts';
 import type { Finding } from '../../../src/report/finding.ts';
 import { STATUSES } from '../../../src/report/status.ts';
-import { given, ok, pod } from './fixtures.ts';
-import { everythingFailing, judgeCases } from './judge.cases.ts';
+import { given, ok, pod, server } from './fixtures.ts';
+import { judgeCases } from './judge.cases.ts';
 import { TABLES } from './tables.ts';
 import { applySuppressions } from '../../../src/suppress/apply.ts';
 import { NOW as SUPPRESSION_NOW, SUPPRESSION_CASES } from '../suppress/cases.ts';
@@ -70,8 +70,6 @@ const UPSTREAM_CHECKS: readonly (readonly [string, readonly string[]])[] = [
   ['CacheTenantHealth', ['API001', 'CT001', 'CT002']],
   ['CachePolicyCoverage', ['API001', 'CP001', 'CP002', 'CP003']],
 ];
-
-const INPUTS: readonly CheckInput[] = [...TABLES.flatMap((t) => t.cases.map((c) => c.input)), ...judgeCases.map((c) => c.input)];
 
 /** Every finding every table case produces, from its own check and from the whole run. */
 const PRODUCED: readonly Finding[] = [
@@ -187,60 +185,28 @@ describe('the API001 guard', () => {
   });
 });
 
-/** The state and probe keys a check touched while judging an input. */
-function touched(check: Check, input: CheckInput): { reads: string[]; probes: string[] } {
-  const reads = new Set<string>();
-  const probes = new Set<string>();
-  const recording = <T extends object>(target: T, seen: Set<string>): T =>
-    new Proxy(target, {
-      get(t, key, receiver) {
-        if (typeof key === 'string') seen.add(key);
-        return Reflect.get(t, key, receiver) as unknown;
-      },
-    });
-  runCheck(check, { ...input, state: recording(input.state, reads), probes: recording(input.probes, probes) });
-  return { reads: [...reads], probes: [...probes] };
-}
-
-function undeclared(check: Check, input: CheckInput): string[] {
-  const { reads, probes } = touched(check, input);
-  return [
-    ...reads.filter((k) => !(k in check.reads)).map((k) => `state.${k}`),
-    ...probes.filter((k) => !(k in check.probes)).map((k) => `probes.${k}`),
-  ];
-}
-
 describe('declared reads', () => {
-  it.each(CHECKS.map((c) => [c.name, c] as const))('%s reads only what it declares, on every table input', (_, check) => {
-    const wide = {
-      ...everythingFailing,
-      state: {
-        ...everythingFailing.state,
-        nodes: ok([]),
-        serviceAccounts: ok([]),
-        networkPolicies: ok([]),
-        pullSecrets: new Map(),
-        scopeNamespace: { kind: 'not-found' },
-        ownNamespace: { kind: 'not-found' },
-      },
-    } as CheckInput;
-    for (const input of [...INPUTS, wide]) expect(undeclared(check as Check, input)).toEqual([]);
-  });
-
-  it('catches a check that reads what it did not declare', () => {
+  it('a check sees its declared reads and probes, and nothing else', () => {
     const codes = { XX001: { status: 'OK', meaning: 'm', hint: 'h' } } as const;
     const emit = emitterFor('Sneaky', codes);
     const sneaky = defineCheck({
       name: 'Sneaky',
       codes,
-      reads: { cacheBackends: 'items' },
-      probes: {},
-      judge: ({ state }) => {
-        const all = state as unknown as { pods?: unknown };
-        return all.pods === undefined ? [] : [emit('XX001', undefined, `${state.cacheBackends.length}`)];
+      reads: { cacheBackends: 'items', nodes: 'optional' },
+      probes: { dials: 'optional' },
+      judge: ({ state, probes }) => {
+        const all = state as unknown as Record<string, unknown>;
+        const seen = [
+          ...Object.keys(state),
+          ...Object.keys(probes),
+          `pods:${String(all['pods'])}`,
+          `server:${String((probes as Record<string, unknown>)['server'])}`,
+        ];
+        return [emit('XX001', undefined, seen.join(' '))];
       },
     });
-    expect(undeclared(sneaky, given({}))).toEqual(['state.pods']);
+    const input = given({ nodes: ok([]) }, { probes: { server: server(), dials: new Map() } });
+    expect(runCheck(sneaky, input).map((f) => f.message)).toEqual(['cacheBackends nodes dials pods:undefined server:undefined']);
   });
 });
 
@@ -252,26 +218,32 @@ describe('the run plan', () => {
       'cacheBackends',
       'cachePolicies',
       'cacheTenants',
-      'events',
+      'injectionEvents',
+      'installPods',
       'namespaces',
       'networkPolicies',
+      'noMatchEvents',
       'nodes',
       'ownNamespace',
-      'pods',
+      'pendingPodRequests',
       'pullSecrets',
       'scopeNamespace',
+      'selectedPods',
       'serviceAccounts',
     ]);
     expect([...configOnly.reads].sort()).toEqual([
       'cacheBackends',
       'cachePolicies',
       'cacheTenants',
-      'events',
+      'injectionEvents',
+      'installPods',
       'namespaces',
+      'noMatchEvents',
       'nodes',
-      'pods',
+      'pendingPodRequests',
       'pullSecrets',
       'scopeNamespace',
+      'selectedPods',
       'serviceAccounts',
     ]);
     expect([...full.probes].sort()).toEqual(['dials', 'server']);

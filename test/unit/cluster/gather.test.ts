@@ -1,9 +1,15 @@
-// The gathering against a loopback server standing in for the API server's list answers: the pods
-// kept are those a check can judge, whichever of pods and CacheBackends arrives first.
+// The gathering against a loopback server standing in for the API server's list answers: each view
+// of the pod list holds what its name says, whichever of pods and CacheBackends arrives first, and a
+// check that declares every pod gets every pod.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeApi } from '../../../src/cluster/api.ts';
 import { gatherClusterState } from '../../../src/cluster/gather.ts';
+import type { ClusterState, Read, ReadName } from '../../../src/cluster/state.ts';
+import { defineCheck, emitterFor } from '../../../src/checks/check.ts';
+import { API001 } from '../../../src/checks/api-read.ts';
+import { DECLARATIONS, planRun } from '../../../src/checks/registry.ts';
+import { runCheck } from '../../../src/checks/run.ts';
 import { startLoopbackApi, type LoopbackApi } from '../../support/loopback-api.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -51,15 +57,20 @@ function serveBackends(answer: () => Promise<[number, unknown]>): void {
   });
 }
 
-const gather = async () => {
-  const state = await gatherClusterState(api, { reads: new Set(['pods', 'cacheBackends']), namespace: '' }, AbortSignal.timeout(30_000));
-  return state.pods?.ok === true ? state.pods.items.map((p) => p.name) : state.pods;
-};
+const gather = (reads: readonly ReadName[]) =>
+  gatherClusterState(api, { reads: new Set(reads), namespace: '' }, AbortSignal.timeout(30_000));
 
-describe('the pods a run keeps', () => {
-  const judgeable = ['server', 'engine-1', 'cache', 'engine-2'];
+/** The names of a view's pods, or the failed read. */
+function names(read: Read<{ name: string } | { pod: { name: string } }> | undefined) {
+  return read?.ok === true ? read.items.map((item) => ('pod' in item ? item.pod.name : item.name)) : read;
+}
 
-  it('are the install’s own and the selected ones, when the backends arrive first', async () => {
+const installPods = async () => names((await gather(['installPods'])).installPods);
+
+describe('the install’s pods', () => {
+  const install = ['server', 'engine-1', 'cache', 'engine-2'];
+
+  it('are its labelled pods and the selected ones, when the backends arrive first', async () => {
     let backendsSent!: () => void;
     const sent = new Promise<void>((r) => (backendsSent = r));
     serveBackends(() => {
@@ -67,7 +78,7 @@ describe('the pods a run keeps', () => {
       return Promise.resolve([200, { kind: 'CacheBackendList', metadata: {}, items: [BACKEND] }]);
     });
     servePods(async (page) => (page === 0 ? sent : undefined));
-    expect(await gather()).toEqual(judgeable);
+    expect(await installPods()).toEqual(install);
   });
 
   it('are the same when every pod has arrived before the backends', async () => {
@@ -81,12 +92,40 @@ describe('the pods a run keeps', () => {
       await done;
       return [200, { kind: 'CacheBackendList', metadata: {}, items: [BACKEND] }];
     });
-    expect(await gather()).toEqual(judgeable);
+    expect(await installPods()).toEqual(install);
   });
 
-  it('are all the pods when the backends cannot be read', async () => {
+  it('are the labelled ones when the backends cannot be read, and which are selected is unknown', async () => {
     servePods();
     serveBackends(() => Promise.resolve([403, { kind: 'Status', message: 'forbidden' }]));
-    expect(await gather()).toEqual(PODS.map((p) => p.metadata.name));
+    const state = await gather(['installPods', 'selectedPods']);
+    expect(names(state.installPods)).toEqual(['server', 'cache']);
+    expect(state.selectedPods).toEqual({
+      ok: false,
+      error: 'which pods the CacheBackends select is unknown: listing CacheBackend objects failed: forbidden',
+    });
+  });
+});
+
+describe('a check that declares every pod', () => {
+  const codes = { API001, XX001: { status: 'INFO', meaning: 'm', hint: 'h' } } as const;
+  const emit = emitterFor('EveryPod', codes);
+  const everyPod = defineCheck({
+    name: 'EveryPod',
+    codes,
+    reads: { pods: 'items' },
+    probes: {},
+    judge: ({ state }) => state.pods.map((p) => emit('XX001', `pod/${p.namespace}/${p.name}`, 'seen')),
+  });
+
+  it('is planned with the real checks and sees the pods no CacheBackend selects', async () => {
+    servePods();
+    serveBackends(() => Promise.resolve([200, { kind: 'CacheBackendList', metadata: {}, items: [BACKEND] }]));
+    const plan = planRun({ configOnly: true }, [...DECLARATIONS, everyPod]);
+    const state: ClusterState = await gather([...plan.reads]);
+    const seen = runCheck(everyPod, { state, probes: {}, now: new Date(), namespace: '' }).map((f) => f.resource);
+    expect(seen).toEqual(PODS.map((p) => `pod/ns/${p.metadata.name}`));
+    expect(seen).toContain('pod/ns/web-1');
+    expect(names(state.selectedPods)).toEqual(['engine-1', 'engine-2']);
   });
 });

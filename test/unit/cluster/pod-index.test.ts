@@ -53,19 +53,6 @@ describe('podIndex', () => {
     expect(names(index.selectedBy(set))).toEqual(['labelled']);
   });
 
-  it('gives each install pod its role, engine pods only with the backends', () => {
-    const install = { 'app.kubernetes.io/name': 'inference-cache' };
-    const pods = [
-      pod('ns', 'server', { ...install, 'app.kubernetes.io/component': 'server' }),
-      pod('ns', 'engine', { app: 'engine' }),
-      pod('ns', 'cache', { ...install, 'app.kubernetes.io/component': 'redis', app: 'engine' }),
-      pod('ns', 'web', { app: 'web' }),
-    ];
-    const roles = (backends: CacheBackend[]) => podIndex(pods, backends).installPods.map((p) => `${p.pod.name}:${p.role}`);
-    expect(roles([backend('ns', 'b', { app: 'engine' })])).toEqual(['server:server', 'engine:engine', 'cache:workload']);
-    expect(roles([])).toEqual(['server:server', 'cache:workload']);
-  });
-
   it('is built once for the same two lists, and again for others', () => {
     const pods = [pod('ns', 'a', { app: 'engine' })];
     const backends = [backend('ns', 'b', { app: 'engine' })];

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { projectNetworkPolicy } from '../../../src/cluster/project-network-policy.ts';
 import { projectNode } from '../../../src/cluster/project-node.ts';
-import { projectPullSecret, projectServiceAccount } from '../../../src/cluster/project-pull-secret.ts';
+import { projectPullSecret } from '../../../src/cluster/project-pull-secret.ts';
+import { projectServiceAccount } from '../../../src/cluster/project-service-account.ts';
 import { projectPod } from '../../../src/cluster/project.ts';
-import { podIndex } from '../../../src/cluster/pod-index.ts';
+import { podViews } from '../../../src/cluster/pod-views.ts';
+import type { CacheBackend } from '../../../src/cluster/state.ts';
+import { ok } from '../checks/fixtures.ts';
 import { pullSecretRefs } from '../../../src/cluster/pull-secret-refs.ts';
 
 const meta = { namespace: 'ns', name: 'p', uid: 'u1' };
@@ -55,12 +58,24 @@ describe('Pod projection: the facts of NodeFit, ImagePullability and NetworkPoli
 
   it('reads phase, binding, ServiceAccount, pull secrets, requests, the scheduler verdict, waiting containers and named ports', () => {
     expect(projectPod(raw)).toEqual({
-      ...meta,
-      labels: { app: 'engine' },
-      annotations: {},
-      phase: 'Pending',
-      serviceAccountName: 'puller',
-      imagePullSecrets: ['pull'],
+      pod: {
+        ...meta,
+        labels: { app: 'engine' },
+        annotations: {},
+        phase: 'Pending',
+        serviceAccountName: 'puller',
+        imagePullSecrets: ['pull'],
+        unschedulable: '0/3 nodes are available',
+        waiting: [
+          { container: 'setup', image: 'setup:v1', reason: 'ErrImagePull', message: 'denied' },
+          { container: 'engine', image: 'engine:v1', reason: 'PodInitializing', message: '' },
+        ],
+        namedPorts: [
+          { name: 'metrics', port: 9100, protocol: 'TCP' },
+          { name: 'snapshot', port: 8081, protocol: 'TCP' },
+          { name: 'dns', port: 53, protocol: 'UDP' },
+        ],
+      },
       requests: {
         containers: [{ cpu: '1', memory: '1Gi', 'nvidia.com/gpu': '1' }],
         initContainers: [
@@ -70,39 +85,24 @@ describe('Pod projection: the facts of NodeFit, ImagePullability and NetworkPoli
         overhead: { cpu: '250m' },
         podLevel: { memory: '2Gi' },
       },
-      unschedulable: '0/3 nodes are available',
-      waiting: [
-        { container: 'setup', image: 'setup:v1', reason: 'ErrImagePull', message: 'denied' },
-        { container: 'engine', image: 'engine:v1', reason: 'PodInitializing', message: '' },
-      ],
-      namedPorts: [
-        { name: 'metrics', port: 9100, protocol: 'TCP' },
-        { name: 'snapshot', port: 8081, protocol: 'TCP' },
-        { name: 'dns', port: 53, protocol: 'UDP' },
-      ],
     });
   });
   it('the scheduler verdict only for PodScheduled=False with reason Unschedulable', () => {
-    const withCondition = (c: Record<string, string>) => projectPod({ metadata: meta, status: { conditions: [c] } }).unschedulable;
+    const withCondition = (c: Record<string, string>) => projectPod({ metadata: meta, status: { conditions: [c] } }).pod.unschedulable;
     expect(withCondition({ type: 'PodScheduled', status: 'False', reason: 'SchedulerError', message: 'x' })).toBeUndefined();
     expect(withCondition({ type: 'PodScheduled', status: 'True' })).toBeUndefined();
     expect(withCondition({ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' })).toBe('');
   });
   it('leaves every new field out when the object has none (a pod requesting nothing has no requests)', () => {
     expect(projectPod({ metadata: meta, spec: { containers: [{ name: 'c', resources: {} }] }, status: {} })).toEqual({
-      ...meta,
-      labels: {},
-      annotations: {},
+      pod: { ...meta, labels: {}, annotations: {} },
     });
   });
   it('reads the deprecated spec.serviceAccount and tolerates malformed fields', () => {
     expect(
       projectPod({ metadata: meta, spec: { serviceAccount: 'old', containers: 'nope', imagePullSecrets: 'x' }, status: { phase: 3 } }),
     ).toEqual({
-      ...meta,
-      labels: {},
-      annotations: {},
-      serviceAccountName: 'old',
+      pod: { ...meta, labels: {}, annotations: {}, serviceAccountName: 'old' },
     });
   });
 });
@@ -237,7 +237,7 @@ describe('NetworkPolicy projection', () => {
 
 describe('install pods and their pull secrets', () => {
   const pod = (name: string, labels: Record<string, string>, spec: Record<string, unknown> = {}, phase = 'Running') =>
-    projectPod({ metadata: { namespace: 'ns', name, uid: name, labels }, spec, status: { phase } });
+    projectPod({ metadata: { namespace: 'ns', name, uid: name, labels }, spec, status: { phase } }).pod;
   const install = { 'app.kubernetes.io/name': 'inference-cache' };
   const pods = [
     pod('server', { ...install, 'app.kubernetes.io/component': 'server' }, { imagePullSecrets: [{ name: 'shared' }] }),
@@ -252,19 +252,23 @@ describe('install pods and their pull secrets', () => {
     pod('done', { ...install }, { imagePullSecrets: [{ name: 'old-pull' }] }, 'Succeeded'),
   ];
   const backends = [{ namespace: 'ns', name: 'be', uid: 'b', matchLabels: { app: 'engine' }, conditions: [] }];
+  const installPodsOf = (known: readonly CacheBackend[]) => {
+    const views = podViews(ok(pods.map((pod) => ({ pod }))), { kind: 'known', items: known }, new Set(['installPods'] as const));
+    return views.installPods?.ok === true ? views.installPods.items : [];
+  };
   it('classifies server, controller, managed workloads and engine pods; ignores the rest', () => {
-    expect(podIndex(pods, backends).installPods.map((p) => [p.pod.name, p.role])).toEqual([
+    expect(installPodsOf(backends).map((p) => [p.pod.name, p.role])).toEqual([
       ['server', 'server'],
       ['controller', 'controller'],
       ['redis', 'workload'],
       ['engine', 'engine'],
       ['done', 'workload'],
     ]);
-    expect(podIndex(pods, []).installPods.map((p) => p.pod.name)).not.toContain('engine');
+    expect(installPodsOf([]).map((p) => p.pod.name)).not.toContain('engine');
   });
   it('names each pull secret once, with its referrers, skipping finished pods', () => {
     const sas = [{ namespace: 'ns', name: 'ctrl', uid: 'c', imagePullSecrets: ['shared', 'ctrl-pull'] }];
-    expect(pullSecretRefs(pods, backends, sas)).toEqual([
+    expect(pullSecretRefs(installPodsOf(backends), sas)).toEqual([
       { namespace: 'ns', name: 'shared', referrers: ['pod/ns/server', 'serviceaccount/ns/ctrl', 'pod/ns/redis'] },
       { namespace: 'ns', name: 'ctrl-pull', referrers: ['serviceaccount/ns/ctrl'] },
       { namespace: 'ns', name: 'redis-pull', referrers: ['pod/ns/redis'] },

@@ -3,6 +3,7 @@ import { cacheBackendHealth } from '../../../src/checks/cachebackend-health.ts';
 import { cacheTenantHealth } from '../../../src/checks/cachetenant-health.ts';
 import { runCheck } from '../../../src/checks/run.ts';
 import { parseApiJson } from '../../../src/cluster/api-json.ts';
+import { eventWanted } from '../../../src/cluster/event-views.ts';
 import { projectCacheBackend, projectCacheTenant, projectEvent, projectPod } from '../../../src/cluster/project.ts';
 import { given, ok } from '../checks/fixtures.ts';
 
@@ -89,9 +90,13 @@ describe('Event projection (core/v1 view)', () => {
     ['Scheduled', 'Pod', false],
     ['NoMatchingCacheBackend', 'Deployment', false],
     ['', 'Pod', false],
-  ])('keeps an Event with reason %j about a %s: %s', (reason, kind, kept) => {
-    const event = projectEvent({ ...base, reason, involvedObject: { ...base.involvedObject, kind } });
+  ])('keeps an Event with reason %j about a %s when the reason views are planned: %s', (reason, kind, kept) => {
+    const wanted = eventWanted(new Set(['injectionEvents', 'noMatchEvents'] as const));
+    const event = projectEvent({ ...base, reason, involvedObject: { ...base.involvedObject, kind } }, wanted);
     expect(event === undefined ? false : event.reason === reason).toBe(kept);
+  });
+  it('keeps every Event when no filter is given', () => {
+    expect(projectEvent({ ...base, reason: 'Scheduled', involvedObject: { kind: 'Node', name: 'n1' } })?.reason).toBe('Scheduled');
   });
   it('takes the involved object and the message', () => {
     expect(projectEvent(base)).toEqual({
@@ -113,9 +118,11 @@ describe('Pod and CacheTenant projections', () => {
       x: 'y',
     };
     expect(projectPod({ metadata: { ...meta, labels: { a: 'b', n: 1 }, annotations }, spec: { containers: [] } })).toEqual({
-      ...meta,
-      labels: { a: 'b' },
-      annotations: { 'inferencecache.io/injected-by': 'ns/be', 'inferencecache.io/other': 'kept' },
+      pod: {
+        ...meta,
+        labels: { a: 'b' },
+        annotations: { 'inferencecache.io/injected-by': 'ns/be', 'inferencecache.io/other': 'kept' },
+      },
     });
   });
   it('reads tenant quota and entries, absent when missing', () => {

@@ -172,6 +172,22 @@ describe('annotation rules', () => {
     expect(rules[4]?.ref.source).toBe('annotation inferencecache.io/doctor-suppress on namespace/dev');
   });
 
+  it('reads the pods of whichever pod views the run gathered, each pod once', () => {
+    const engine = pod('engine', { annotations: { 'inferencecache.io/doctor-suppress': 'EP001' } });
+    const server = pod('server', { annotations: { 'inferencecache.io/doctor-suppress': 'NP001' } });
+    const rules = annotationRules({
+      installPods: ok([
+        { pod: server, role: 'server' },
+        { pod: engine, role: 'engine' },
+      ]),
+      selectedPods: ok([engine]),
+    });
+    expect(rules.map((r) => [r.code, r.location])).toEqual([
+      ['NP001', 'pod/ns1/server'],
+      ['EP001', 'pod/ns1/engine'],
+    ]);
+  });
+
   it('makes none from reads that failed or were not gathered', () => {
     expect(annotationRules(state({ cacheBackends: { ok: false, error: 'forbidden' } }))).toEqual([]);
     expect(annotationRules({})).toEqual([]);
