@@ -1,14 +1,12 @@
 import { closeSync, constants, existsSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { UsageError } from './cli/options.ts';
+import { EXIT_CODES, type ExitCode } from './report/exit-codes.ts';
 import { parseCommandLine } from './cli/parse.ts';
 import { KubeConfigError } from './cluster/kubeconfig-error.ts';
 import type { RunIO } from './doctor-command.ts';
 import { forTerminal } from './report/terminal-text.ts';
 import { describeError, fileErrorReason } from './text/errors.ts';
 import { COMMIT, VERSION } from './version.ts';
-
-/** Exit code for "the doctor could not run": bad flags, no usable kubeconfig, unknown context. */
-export const EXIT_COULD_NOT_RUN = 3;
 
 /** What the process gives an invocation: its arguments, and what a doctor run needs. */
 export interface ProcessIO extends RunIO {
@@ -45,7 +43,7 @@ function writeTerminationFile(file: string, text: string): string | undefined {
  * the doctor could not run. Every text that may come from the cluster is escaped before it reaches
  * stderr, as the renderers escape stdout.
  */
-export async function runApp(io: ProcessIO): Promise<number> {
+export async function runApp(io: ProcessIO): Promise<ExitCode> {
   /** `--termination-message-path` once the flags are parsed; until then the kubelet's file when it exists. */
   let terminationFlag: string | undefined;
   const terminationFile = (): string | undefined => {
@@ -63,21 +61,21 @@ export async function runApp(io: ProcessIO): Promise<number> {
     switch (command.kind) {
       case 'help':
         await io.out(command.text);
-        return 0;
+        return EXIT_CODES.healthy;
       case 'version':
         await io.out(`inferencecache version ${VERSION} (commit ${COMMIT})\n`);
-        return 0;
+        return EXIT_CODES.healthy;
       case 'codes': {
         // The code table comes from the checks' declarations, which only this command and doctor load.
         const [{ codeTable }, { renderCodeTable }] = await Promise.all([import('./checks/codes.ts'), import('./report/code-table.ts')]);
         await io.out(renderCodeTable(codeTable(), command.output));
-        return 0;
+        return EXIT_CODES.healthy;
       }
       case 'schema': {
         // The schema of the JSON report, kept in schema/ beside the code and bundled with it.
         const { default: schema } = await import('../schema/report.schema.json', { with: { type: 'json' } });
         await io.out(`${JSON.stringify(schema, null, 2)}\n`);
-        return 0;
+        return EXIT_CODES.healthy;
       }
       case 'doctor':
         break;
@@ -98,6 +96,6 @@ export async function runApp(io: ProcessIO): Promise<number> {
     const line = `error: ${forTerminal(known ? text : `unexpected failure: ${text}`).toString()}\n`;
     await io.err(line);
     await terminate(line);
-    return EXIT_COULD_NOT_RUN;
+    return EXIT_CODES.couldNotRun;
   }
 }

@@ -7,7 +7,8 @@
  */
 
 import type { DoctorOptions } from './cli/options.ts';
-import { runDoctor, type PodFiles, type RunResult } from './doctor.ts';
+import type { PodFiles, RunResult } from './doctor/environment.ts';
+import { runDoctor } from './doctor/run.ts';
 import { makeReport, type Report } from './report/finding.ts';
 import { renderPieces } from './report/render/index.ts';
 import { forTerminal } from './report/terminal-text.ts';
@@ -30,7 +31,8 @@ export interface RunIO {
   readonly stdoutIsTTY: boolean;
   readonly out: (text: string) => Promise<void>;
   readonly err: (text: string) => Promise<void>;
-  readonly now: () => Date;
+  /** The run's one clock (see `RunEnvironment.clock`). */
+  readonly clock: () => Date;
   /** The files a pod gives the doctor, at their in-pod paths. */
   readonly files: PodFiles;
   /** Aborted, with an `Interrupted` reason, on SIGTERM or SIGINT. */
@@ -83,7 +85,7 @@ function withinGrace(run: Promise<RunResult>, interrupt: AbortSignal): Promise<R
 export async function runDoctorCommand(io: RunIO, options: DoctorOptions): Promise<Report> {
   const run = runDoctor(options, {
     env: io.env,
-    now: io.now,
+    clock: io.clock,
     pod: { namespace: io.env['POD_NAMESPACE'], name: io.env['POD_NAME'] },
     files: io.files,
     interrupt: io.interrupt,

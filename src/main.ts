@@ -7,7 +7,8 @@
  */
 
 import type { ProcessIO } from './app.ts';
-import type { PodFiles } from './doctor.ts';
+import type { PodFiles } from './doctor/environment.ts';
+import { EXIT_CODES, type ExitCode } from './report/exit-codes.ts';
 import { Interrupted, describeError } from './text/errors.ts';
 
 /** The Node major the bundle is built for (the image's runtime); older ones lack what it uses. */
@@ -40,11 +41,11 @@ function writerFor(stream: NodeJS.WriteStream): (text: string) => Promise<void> 
     });
 }
 
-async function start(): Promise<number> {
+async function start(): Promise<ExitCode> {
   const major = Number.parseInt(process.versions.node, 10);
   if (!(major >= MINIMUM_NODE_MAJOR)) {
     process.stderr.write(`inferencecache needs Node ${MINIMUM_NODE_MAJOR} or newer (this is v${process.versions.node})\n`);
-    return 3;
+    return EXIT_CODES.couldNotRun;
   }
   const interrupt = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
@@ -58,7 +59,7 @@ async function start(): Promise<number> {
     stdoutIsTTY: process.stdout.isTTY === true,
     out: writerFor(process.stdout),
     err: writerFor(process.stderr),
-    now: () => new Date(),
+    clock: () => new Date(),
     files: IN_POD,
     interrupt: interrupt.signal,
   };
@@ -69,6 +70,6 @@ start().then(
   (code) => process.exit(code),
   (err: unknown) => {
     process.stderr.write(`error: unexpected failure: ${describeError(err)}\n`);
-    process.exit(3);
+    process.exit(EXIT_CODES.couldNotRun);
   },
 );

@@ -1,3 +1,4 @@
+import { EXIT_CODES, type ReportExitCode } from './exit-codes.ts';
 import { STATUSES, rank, type Status } from './status.ts';
 
 /**
@@ -23,7 +24,7 @@ export interface Summary {
   readonly exitCode: ReportExitCode;
   /**
    * Why the run stopped before it finished (`interrupted by SIGTERM`); absent for a finished run. An
-   * incomplete report lacks findings, so its exit code is {@link EXIT_INCOMPLETE} whatever it holds.
+   * incomplete report lacks findings, so its exit code is `interrupted` whatever it holds.
    */
   readonly incomplete?: string;
   /**
@@ -37,12 +38,6 @@ export interface Summary {
 
 /** The `--fail-on` of a run that names none: WARN and FAIL count, as upstream's exit codes do. */
 export const DEFAULT_FAIL_ON: Status = 'WARN';
-
-/** The exit code of an incomplete report: the run was interrupted, so its verdict is unknown. */
-export const EXIT_INCOMPLETE = 4;
-
-/** 0 nothing worse than INFO, 1 a WARN, 2 a FAIL, 4 incomplete. (3, could not run, has no report.) */
-export type ReportExitCode = 0 | 1 | 2 | typeof EXIT_INCOMPLETE;
 
 /**
  * What an operator does about a code and where the docs explain it, as the report carries them: the
@@ -114,14 +109,18 @@ export interface ReportOptions {
 }
 
 /**
- * The exit code of a set of findings, counting only those at or above `failOn`: 2 when a FAIL counts,
- * else 1 when any finding counts (a WARN; or, below the default threshold, an INFO or OK), else 0.
+ * The exit code of a set of findings, counting only those at or above `failOn`: `failures` when a FAIL
+ * counts, else `warnings` when any finding counts (a WARN; or, below the default threshold, an INFO or
+ * OK), else `healthy`.
  */
-export function exitCodeOf(findings: readonly Finding[], failOn: Status = DEFAULT_FAIL_ON): 0 | 1 | 2 {
+export function exitCodeOf(
+  findings: readonly Finding[],
+  failOn: Status = DEFAULT_FAIL_ON,
+): typeof EXIT_CODES.healthy | typeof EXIT_CODES.warnings | typeof EXIT_CODES.failures {
   const floor = rank(failOn);
   const worst = findings.reduce((w, f) => Math.max(w, rank(f.status)), -1);
-  if (worst < floor) return 0;
-  return worst >= rank('FAIL') ? 2 : 1;
+  if (worst < floor) return EXIT_CODES.healthy;
+  return worst >= rank('FAIL') ? EXIT_CODES.failures : EXIT_CODES.warnings;
 }
 
 /**
@@ -138,7 +137,7 @@ export function makeReport(findings: readonly Finding[], options: ReportOptions 
     info,
     warn,
     fail,
-    exitCode: incomplete === undefined ? exitCodeOf(findings, failOn) : EXIT_INCOMPLETE,
+    exitCode: incomplete === undefined ? exitCodeOf(findings, failOn) : EXIT_CODES.interrupted,
     ...(incomplete === undefined ? {} : { incomplete }),
     ...(failOn === DEFAULT_FAIL_ON ? {} : { failOn }),
     ...(suppressed === undefined || suppressed.length === 0 ? {} : { suppressed: suppressed.length }),

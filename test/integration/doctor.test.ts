@@ -23,7 +23,7 @@ import {
 } from '../../dev/cluster/objects.ts';
 import { pairs, type JsonReport } from '../support/json-report.ts';
 import { createNamespace, installCrds } from '../../dev/cluster/manifests.ts';
-import { PROBE_BUDGET_MS } from '../../src/doctor.ts';
+import { PROBE_BUDGET_MS } from '../../src/doctor/probe-plan.ts';
 import { formatGoDuration } from '../../src/go/duration.ts';
 import { writesBy } from '../../dev/cluster/audit.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';

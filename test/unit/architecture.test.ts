@@ -23,7 +23,8 @@ const LAYER_RANK: Readonly<Record<string, number>> = {
   // Suppression rules, applied to the checks' findings; the command line parses them.
   suppress: 3.5,
   cli: 4,
-  'doctor.ts': 5,
+  // One doctor run: its attempts, the probe plan, the --wait loop, the written suppression rules.
+  doctor: 5,
   'doctor-command.ts': 6,
   'app.ts': 7,
   'main.ts': 8,
@@ -90,12 +91,12 @@ describe('the layers of src/', () => {
     const planted = new Map([
       [at('go/x.ts'), "import { render } from '../report/render/index.ts';"],
       [at('probes/y.ts'), "import type { ClusterState } from '../cluster/state.ts';"],
-      [at('checks/z.ts'), "export { parse } from '../cli/parse.ts';\nconst m = await import('../doctor.ts');"],
+      [at('checks/z.ts'), "export { parse } from '../cli/parse.ts';\nconst m = await import('../doctor/run.ts');"],
       [at('checks/ok.ts'), "import { goQuote } from '../go/quote.ts';\nimport type { Pod } from '../cluster/state.ts';"],
     ]);
     expect(violations(planted)).toEqual([
       'checks/z.ts → ../cli/parse.ts (checks may not import cli)',
-      'checks/z.ts → ../doctor.ts (checks may not import doctor.ts)',
+      'checks/z.ts → ../doctor/run.ts (checks may not import doctor)',
       'go/x.ts → ../report/render/index.ts (go may not import report)',
       'probes/y.ts → ../cluster/state.ts (probes may not import cluster)',
     ]);

@@ -1,6 +1,6 @@
 // The pause between two --wait attempts: it grows with the attempts and with how long one attempt takes.
 import { describe, expect, it } from 'vitest';
-import { WAIT_MAX_PAUSE_MS, WAIT_MIN_PAUSE_MS, pauseBefore } from '../../../src/doctor.ts';
+import { WAIT_MAX_PAUSE_MS, WAIT_MIN_PAUSE_MS, pauseBefore } from '../../../src/doctor/wait.ts';
 
 describe('pauseBefore', () => {
   it.each([

@@ -1,7 +1,8 @@
 // The exit code under each --fail-on: only findings at or above the threshold count; 2 when a FAIL
 // counts, 1 when anything else does, 0 when nothing does; an incomplete report exits 4 whatever.
 import { describe, expect, it } from 'vitest';
-import { EXIT_INCOMPLETE, makeReport, type Finding } from '../../../src/report/finding.ts';
+import { EXIT_CODES } from '../../../src/report/exit-codes.ts';
+import { makeReport, type Finding } from '../../../src/report/finding.ts';
 import type { Status } from '../../../src/report/status.ts';
 
 const finding = (status: Status): Finding => ({ code: `X${status}`, status, check: 'Test', message: status });
@@ -29,7 +30,7 @@ describe('exit code by --fail-on', () => {
 
   it('does not make an incomplete report pass', () => {
     expect(makeReport(of('WARN'), { incomplete: 'interrupted by SIGTERM', failOn: 'FAIL' }).summary).toMatchObject({
-      exitCode: EXIT_INCOMPLETE,
+      exitCode: EXIT_CODES.interrupted,
       failOn: 'FAIL',
     });
   });

@@ -87,7 +87,7 @@ describe('the report schema', () => {
         return Promise.resolve();
       },
       err: () => Promise.resolve(),
-      now: () => new Date(),
+      clock: () => new Date(),
       files: {
         serviceAccountDir: '/nonexistent',
         controllerToken: '/nonexistent',

@@ -1,0 +1,120 @@
+/**
+ * The probes of one attempt: where the cache-plane server is (a flag, or its Service), its gRPC health
+ * and the three routes of its controller-facing listener, side by side; and a TCP dial of every
+ * distinct endpoint the CacheBackends publish, a few at a time. Each probe has its own budget inside
+ * the attempt's deadline.
+ *
+ * @module
+ */
+
+import { join } from 'node:path';
+import type { DoctorOptions } from '../cli/options.ts';
+import type { KubeApi } from '../cluster/api.ts';
+import { SERVER_SERVICE, discoverServerNamespace } from '../cluster/discovery.ts';
+import type { ClusterState } from '../cluster/state.ts';
+import { joinHostPort } from '../go/hostport.ts';
+import type { DialResult, ServerLocation, ServerProbes } from '../probes/results.ts';
+import type { GrpcPortAddress } from '../probes/server-transport.ts';
+import { dialTcp } from '../probes/tcp-dial.ts';
+import { readBearerToken } from '../probes/token.ts';
+import type { PodFiles } from './environment.ts';
+
+/** The controller-facing HTTP port of the server; fixed, as upstream. */
+export const SNAPSHOT_PORT = '8081';
+/** The gRPC port of a discovered server. */
+export const DISCOVERED_GRPC_PORT = '9090';
+/**
+ * The longest any single probe may take. Probes run beside the Kubernetes reads, so a black-holed port
+ * costs this much at most and never eats the deadline of the reads.
+ */
+export const PROBE_BUDGET_MS = 10_000;
+/** How many CacheBackend endpoints are dialled at once. */
+export const DIAL_CONCURRENCY = 16;
+
+/** The budget of the next probe: {@link PROBE_BUDGET_MS}, or what is left of the attempt if that is less. */
+export type Budget = () => number;
+
+/** A budget that reads the run's clock against the attempt's deadline. */
+export function budgetUntil(deadline: number, clock: () => Date): Budget {
+  return () => Math.max(0, Math.min(PROBE_BUDGET_MS, deadline - clock().getTime()));
+}
+
+/** Where the server was found: the location the checks see, and the gRPC port as the probe dials it. */
+type Located =
+  | { readonly location: Extract<ServerLocation, { kind: 'found' }>; readonly grpc: GrpcPortAddress }
+  | { readonly location: Extract<ServerLocation, { kind: 'failed' }> };
+
+async function locateServer(options: DoctorOptions, api: KubeApi, signal: AbortSignal): Promise<Located> {
+  let host: string;
+  let grpcPort: string;
+  if (options.serverEndpoint !== undefined) {
+    ({ host, grpcPort } = options.serverEndpoint);
+  } else {
+    const found = await discoverServerNamespace(api, signal);
+    if (!found.ok) return { location: { kind: 'failed', error: found.error } };
+    host = `${SERVER_SERVICE}.${found.namespace}.svc`;
+    grpcPort = DISCOVERED_GRPC_PORT;
+  }
+  const grpcTarget = joinHostPort(host, grpcPort);
+  return {
+    location: { kind: 'found', grpcTarget, httpBase: `http://${joinHostPort(host, SNAPSHOT_PORT)}` },
+    grpc: { target: grpcTarget, host, port: Number(grpcPort) },
+  };
+}
+
+/**
+ * Locates the server and probes it: gRPC health (plaintext or TLS, `--server-tls`), `GET /snapshot`
+ * with the bearer token, `HEAD /policy` and `HEAD /probe`, all at once. A server that cannot be
+ * located is a result too (the checks report it), with a warning for stderr.
+ */
+export async function probeServer(
+  options: DoctorOptions,
+  api: KubeApi,
+  files: PodFiles,
+  budget: Budget,
+  signal: AbortSignal,
+  warnings: string[],
+): Promise<ServerProbes> {
+  const located = await locateServer(options, api, signal);
+  if (!('grpc' in located)) {
+    warnings.push(`${located.location.error}; the server probes are skipped`);
+    return { location: located.location, tokenSent: false };
+  }
+  const { location, grpc: grpcAddress } = located;
+  const bearer = await readBearerToken(options.snapshotTokenFile, {
+    controllerToken: files.controllerToken,
+    serviceAccountToken: join(files.serviceAccountDir, 'token'),
+  });
+  if (bearer.warning !== undefined) warnings.push(bearer.warning);
+  // The gRPC and HTTP clients load only for a run that probes the server (never for --config-only).
+  const [{ probeServerGrpc }, { probeRoute, probeSnapshot }] = await Promise.all([
+    import('../probes/server-transport.ts'),
+    import('../probes/http-route.ts'),
+  ]);
+  const within = () => ({ deadlineMs: budget(), signal });
+  const [grpc, snapshot, policy, probe] = await Promise.all([
+    probeServerGrpc(grpcAddress, options.serverTls, within()),
+    probeSnapshot(`${location.httpBase}/snapshot`, { ...within(), token: bearer.token }),
+    probeRoute(`${location.httpBase}/policy`, within()),
+    probeRoute(`${location.httpBase}/probe`, within()),
+  ]);
+  return { location, ...grpc, snapshot, policy, probe, tokenSent: bearer.token !== '' };
+}
+
+/** Dials every distinct published endpoint of the backends that have a remote tier, {@link DIAL_CONCURRENCY} at a time. */
+export async function dialEndpoints(state: ClusterState, budget: Budget, signal: AbortSignal): Promise<Map<string, DialResult>> {
+  const backends = state.cacheBackends?.ok === true ? state.cacheBackends.items : [];
+  const endpoints = [
+    ...new Set(backends.flatMap((b) => (b.remoteStorage !== undefined && b.endpoint !== undefined ? [b.endpoint.value] : []))),
+  ];
+  const results = new Map<string, DialResult>();
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < endpoints.length; i = next++) {
+      const endpoint = endpoints[i] as string;
+      results.set(endpoint, await dialTcp(endpoint, { deadlineMs: budget(), signal }));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DIAL_CONCURRENCY, endpoints.length) }, worker));
+  return results;
+}

@@ -1,0 +1,80 @@
+/**
+ * One doctor run: load the kubeconfig and the suppression rules, then attempt (gather, probe, judge),
+ * apply the suppressions (written and annotated) and build the report, incomplete when interrupted.
+ * Under `--wait`, attempt again after a growing pause while a finding counts and the wait lasts.
+ *
+ * @module
+ */
+
+import { codeGuides } from '../checks/codes.ts';
+import { planRun } from '../checks/registry.ts';
+import type { DoctorOptions } from '../cli/options.ts';
+import { KubeApi } from '../cluster/api.ts';
+import { loadKubeConfig } from '../cluster/kubeconfig.ts';
+import { readDoctorPod } from '../cluster/pod-identity.ts';
+import { EXIT_CODES } from '../report/exit-codes.ts';
+import { exitCodeOf, makeReport, type Attempt } from '../report/finding.ts';
+import { annotationRules } from '../suppress/annotations.ts';
+import { applySuppressions } from '../suppress/apply.ts';
+import { interruptionOf } from '../text/errors.ts';
+import { attempt, type AttemptContext, type AttemptStart } from './attempt.ts';
+import type { RunEnvironment, RunResult } from './environment.ts';
+import { writtenRules } from './suppression-rules.ts';
+import { countedByCode, pause, pauseBefore, progressLine } from './wait.ts';
+
+/** Ends every read and probe when `--timeout` passes or the process is interrupted, whichever is first. */
+function overallSignal(timeoutMs: number, interrupt: AbortSignal | undefined): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return interrupt === undefined ? timeout : AbortSignal.any([timeout, interrupt]);
+}
+
+/**
+ * Runs the doctor. The first attempt's `--timeout` counts from the start of the run, loading included;
+ * each later attempt has its own. The last attempt's report is the run's.
+ *
+ * @throws KubeConfigError when there is no cluster to talk to; UsageError for unusable suppression rules.
+ */
+export async function runDoctor(options: DoctorOptions, environment: RunEnvironment): Promise<RunResult> {
+  const { clock, files, interrupt } = environment;
+  const elapsedSince = (start: Date) => clock().getTime() - start.getTime();
+  const startAttempt = (): AttemptStart => ({ now: clock(), signal: overallSignal(options.timeoutMs, interrupt) });
+  const first = startAttempt();
+  const guides = codeGuides(options.docsBase);
+  const written = await writtenRules(options, guides);
+  const api = new KubeApi(loadKubeConfig(options, environment.env, files.serviceAccountDir), environment.env);
+  const self = await readDoctorPod(environment.pod, options.podLabelsFile ?? files.podLabels);
+  const context: AttemptContext = { options, api, plan: planRun(options), self, files, clock };
+  const waiting = options.waitMs > 0;
+  const attempts: Attempt[] = [];
+  for (let start = first; ; start = startAttempt()) {
+    const { findings, state, warnings } = await attempt(context, start);
+    const outcome = applySuppressions(findings, [...written, ...annotationRules(state)], clock());
+    const incomplete = interruptionOf(interrupt);
+    const exitCode = exitCodeOf(outcome.findings, options.failOn);
+    const counted = countedByCode(outcome.findings, options.failOn);
+    const done: Attempt = {
+      attempt: attempts.length + 1,
+      elapsedMs: elapsedSince(first.now),
+      exitCode: incomplete === undefined ? exitCode : EXIT_CODES.interrupted,
+      counted: [...counted.keys()],
+    };
+    attempts.push(done);
+    const remaining = options.waitMs - elapsedSince(first.now);
+    const again = waiting && incomplete === undefined && exitCode !== EXIT_CODES.healthy && remaining > 0;
+    const pauseMs = again ? Math.min(remaining, pauseBefore(done.attempt + 1, elapsedSince(start.now))) : undefined;
+    if (waiting && incomplete === undefined) await environment.progress?.(progressLine(done, counted, options.failOn, pauseMs));
+    if (pauseMs !== undefined) await pause(pauseMs, interrupt);
+    const stopped = interruptionOf(interrupt);
+    if (pauseMs === undefined || stopped !== undefined) {
+      const why = incomplete ?? (stopped === undefined ? undefined : `${stopped} while waiting after attempt ${done.attempt}`);
+      const report = makeReport(outcome.findings, {
+        incomplete: why,
+        failOn: options.failOn,
+        suppressed: outcome.suppressed,
+        ...(waiting ? { attempts } : {}),
+        guides,
+      });
+      return { report, warnings };
+    }
+  }
+}
