@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 import { formatGoDuration, parseGoDuration } from '../go/duration.ts';
 import { OUTPUT_FORMATS, type OutputFormat } from '../report/output-format.ts';
-import { DEFAULT_FAIL_ON } from '../report/finding.ts';
 import { STATUSES, type Status } from '../report/status.ts';
 import { describeError } from '../text/errors.ts';
 import { RuleError, parseSuppressFlag } from '../suppress/rule.ts';
+import { doctorParseOptions } from './flags.ts';
+import { doctorHelp } from './help.ts';
 import { UsageError, type Command, type DoctorOptions } from './options.ts';
 import { parseServerEndpoint } from './server-endpoint.ts';
 import { parseServerTlsFlags } from './server-tls-flags.ts';
@@ -18,63 +19,6 @@ Usage:
   inferencecache --version          print the version
 
 Run 'inferencecache doctor --help' for the doctor's flags.
-`;
-
-const DOCTOR_HELP = `Run the inference-cache checks against a cluster and print a report.
-
-Usage:
-  inferencecache doctor [flags]
-
-Flags:
-      --kubeconfig string            kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then in-cluster)
-      --context string               kubeconfig context to use
-  -n, --namespace string             check only this namespace (default: all namespaces)
-      --server-endpoint string       cache-plane server as host[:grpcPort]; skips Service discovery
-      --server-tls string            the gRPC port's transport: auto (detect), on (TLS) or off (plaintext)
-                                     (default "auto")
-      --server-ca-file string        PEM CA bundle the server's certificate must lead to (default: the
-                                     system roots)
-      --server-name string           name the server's certificate must carry (default: the host dialled,
-                                     e.g. inference-cache-server.<namespace>.svc)
-      --server-insecure-skip-verify  accept any server certificate: UNSAFE, anyone on the path can pose as
-                                     the server; reported as TL012
-      --server-cert-file string      client certificate (PEM) for a server that requires one
-      --server-key-file string       its private key (PEM)
-      --snapshot-token-file string   bearer token for GET /snapshot (default: the controller-audience
-                                     token at /var/run/secrets/inferencecache.io/controller-token/token
-                                     when present, else the ServiceAccount token)
-  -o, --output string                human, json, table or junit (default "human"); junit: one testsuite
-                                     per check, a <failure> per finding at or above --fail-on
-      --no-color                     no ANSI colour in human output (also: NO_COLOR, TERM=dumb)
-      --config-only                  judge configuration only: no server probes, no TCP dials
-      --fail-on string               lowest status that counts for the exit code: ok, info, warn or fail
-                                     (default "warn"); the others are still reported
-      --output-threshold string      lowest status human and table output show: ok, info, warn or fail
-                                     (default "ok", all); the summary counts all, JSON holds all
-      --show-ok                      list every OK finding in human output (default: a code's OK findings
-                                     fold into one line past 20)
-      --suppress CODE[=GLOB]         do not count findings of CODE (whose resource matches GLOB: * any run
-                                     of characters, ? one); repeatable. JSON lists them apart
-      --suppress-file string         YAML file of suppression rules (code, resource, reason, expires)
-      --docs-base string             URL of docs/codes.md for the findings' docs links (default: this
-                                     release's copy in the project's repository)
-      --wait duration                run the checks again until nothing at or above --fail-on remains or
-                                     the duration ends, e.g. 5m (default 0: once); progress on stderr
-      --quiet                        no --wait progress lines on stderr (JSON's attempts still list them)
-      --timeout duration             deadline of one run of the checks, e.g. 500ms, 30s, 2m (default 30s);
-                                     under --wait, of each attempt
-      --pod-labels-file string       the doctor pod's labels, as the downward API writes them, used with
-                                     $POD_NAMESPACE to judge NetworkPolicies (default /etc/podinfo/labels)
-      --termination-message-path string
-                                     file for a summary of at most 4 KiB (default /dev/termination-log
-                                     when it exists; "" writes none)
-  -h, --help                         this help
-
-Exit codes: 0 healthy, 1 warnings, 2 failures, 3 the doctor could not run, 4 interrupted (the report is
-incomplete). Only findings at or above --fail-on count: with --fail-on fail, WARNs exit 0. Suppressed
-findings never count. An object can suppress its own findings with the annotation
-inferencecache.io/doctor-suppress: "CB004,EP001" (on a Namespace: every finding about something in it),
-with inferencecache.io/doctor-suppress-reason beside it.
 `;
 
 /** Default of `--timeout`. */
@@ -158,37 +102,10 @@ function parseDoctor(args: readonly string[]): Command {
       args: [...args],
       strict: true,
       allowPositionals: true,
-      options: {
-        kubeconfig: { type: 'string', default: '' },
-        context: { type: 'string', default: '' },
-        namespace: { type: 'string', short: 'n', default: '' },
-        'server-endpoint': { type: 'string', default: '' },
-        'server-tls': { type: 'string', default: 'auto' },
-        'server-ca-file': { type: 'string' },
-        'server-name': { type: 'string' },
-        'server-insecure-skip-verify': { type: 'boolean', default: false },
-        'server-cert-file': { type: 'string' },
-        'server-key-file': { type: 'string' },
-        'snapshot-token-file': { type: 'string' },
-        'pod-labels-file': { type: 'string' },
-        'termination-message-path': { type: 'string' },
-        output: { type: 'string', short: 'o', default: 'human' },
-        'no-color': { type: 'boolean', default: false },
-        'config-only': { type: 'boolean', default: false },
-        'fail-on': { type: 'string', default: DEFAULT_FAIL_ON.toLowerCase() },
-        'output-threshold': { type: 'string', default: 'ok' },
-        'show-ok': { type: 'boolean', default: false },
-        suppress: { type: 'string', multiple: true, default: [] },
-        'suppress-file': { type: 'string' },
-        'docs-base': { type: 'string' },
-        wait: { type: 'string', default: '0' },
-        quiet: { type: 'boolean', default: false },
-        timeout: { type: 'string', default: '30s' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
+      options: doctorParseOptions(),
     }),
   );
-  if (values.help) return { kind: 'help', text: DOCTOR_HELP };
+  if (values.help) return { kind: 'help', text: doctorHelp() };
   if (positionals.length > 0) throw new UsageError(`doctor takes no arguments, got ${JSON.stringify(positionals[0])}`);
   const output = parseOutput(values.output);
   const failOn = parseStatusFlag('--fail-on', values['fail-on']);
