@@ -667,9 +667,10 @@ async function waitForPermissive(kc: KubeConfig): Promise<void> {
   for (const name of ['cachebackends.inferencecache.io', 'cachetenants.inferencecache.io']) {
     await pollUntil(`the permissive schema of ${name}`, { timeoutMs: 10_000, intervalMs: 100 }, async () => {
       const crd = await ext.readCustomResourceDefinition({ name });
-      const schema = crd.spec.versions[0]?.schema?.openAPIV3Schema as { 'x-kubernetes-preserve-unknown-fields'?: boolean } | undefined;
+      // The client's typed model names the field x_kubernetes_preserve_unknown_fields.
+      const schema = crd.spec.versions[0]?.schema?.openAPIV3Schema;
       const established = crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true;
-      return (schema?.['x-kubernetes-preserve-unknown-fields'] === true && established) || 'not served yet';
+      return (schema?.x_kubernetes_preserve_unknown_fields === true && established) || 'not served yet';
     });
   }
 }
