@@ -3,7 +3,7 @@ import { request, type Dispatcher } from 'undici';
 import { Interrupted, describeError } from '../text/errors.ts';
 import { parseApiJson } from './api-json.ts';
 import { ExecCredentialPlugin } from './exec-credential.ts';
-import { ListSplitter, type ListEnd } from './list-stream.ts';
+import { ElementNotJson, ListSplitter, type ListEnd } from './list-stream.ts';
 import { obj } from './wire.ts';
 import type { Read } from './state.ts';
 
@@ -158,9 +158,16 @@ export class KubeApi {
    * its parsed objects are ever held whole: only the projected fields stay. The next page is asked for
    * as soon as this page's metadata has named it (an API server writes the metadata before the items),
    * so the API server prepares it while this one is read; its answer waits, unread, until this page is
-   * done. When a continue token expires (HTTP 410) the list restarts once without pagination, as
-   * kubectl's pager does. An answer that is not a list (no `items` array) fails the read: taken for an
-   * empty list, it would hide every finding it holds. More than {@link MAX_PAGES} pages fail it too.
+   * done. A page that names `metadata` again is read as `JSON.parse` reads it, the last one counting:
+   * the next page asked for with an earlier continue token is given up, and asked for again with the
+   * later one. When a continue token expires (HTTP 410) the list restarts once without pagination, as
+   * kubectl's pager does. An answer that is not a list (no `items` array, an item that is not JSON)
+   * fails the read: taken for an empty list, it would hide every finding it holds. More than
+   * {@link MAX_PAGES} pages fail it too.
+   *
+   * What `project` throws is a bug in the doctor, not a property of the cluster: the returned promise
+   * rejects with it (after giving up the page and any next page asked for), rather than resolving to a
+   * failed read that a check would report as the cluster's.
    */
   async list<T>(
     path: string,
@@ -192,7 +199,8 @@ export class KubeApi {
         }
         return { ok: false, error: sent.error, status: sent.status };
       }
-      let next: Pending | undefined;
+      // The next page asked for, and the continue token it was asked for with.
+      let next: { readonly token: string; readonly page: Pending } | undefined;
       const splitter = new ListSplitter({
         ...options,
         onItem: (value) => {
@@ -201,28 +209,37 @@ export class KubeApi {
           if (item !== undefined) items.push(item);
         },
         onMetadata: (metadata) => {
-          const token = continueOf(metadata);
-          if (paged && token !== '' && pages < MAX_PAGES) next = pageOf(token);
+          // A later `metadata` of the same page supersedes the earlier one, and the page it names.
+          const token = paged && pages < MAX_PAGES ? continueOf(metadata) : '';
+          if (next?.token === token) return;
+          next?.page.cancel();
+          next = token === '' ? undefined : { token, page: pageOf(token) };
         },
       });
-      const read = await this.readBody(path, sent.body, splitter, signal);
+      const before = objects;
+      const read = await this.readBody(sent.body, splitter, signal);
       if (!read.ok) {
-        next?.cancel();
-        return { ok: false, error: 'error' in read ? read.error : `the API server's answer to ${path} is not a list: ${read.why}` };
+        next?.page.cancel();
+        if ('thrown' in read) throw read.thrown;
+        return { ok: false, error: describeBodyRead(read, path, before) };
       }
       const token = continueOf(read.end.metadata);
       if (!paged || token === '') {
-        next?.cancel();
+        next?.page.cancel();
         return { ok: true, items };
       }
       if (pages >= MAX_PAGES) {
-        next?.cancel();
+        next?.page.cancel();
         return {
           ok: false,
           error: `stopped after ${MAX_PAGES} pages (${objects} objects): the API server kept answering with a continue token`,
         };
       }
-      current = next ?? pageOf(token);
+      if (next !== undefined && next.token !== token) {
+        next.page.cancel();
+        next = undefined;
+      }
+      current = next?.page ?? pageOf(token);
     }
   }
 
@@ -240,52 +257,68 @@ export class KubeApi {
   }
 
   /**
-   * Feeds a page's body to the splitter as its chunks arrive; a failure mid-body is an `error`, a
-   * body that is no list a `why`. Read with `data` events rather than `for await`: a page of pods
-   * comes in hundreds of chunks, and an async iterator costs promises for each.
+   * Feeds a page's body to the splitter as its chunks arrive, and says how it ended: a failure
+   * mid-body (`transfer`), an item that is not JSON (`item`), a body that is no list (`why`), or what
+   * the splitter's handlers threw (`thrown`: a projection's bug), the body given up on every failure.
+   * Read with `data` events rather than `for await`: a page of pods comes in hundreds of chunks, and
+   * an async iterator costs promises for each.
    */
-  private readBody(
-    path: string,
-    body: Dispatcher.ResponseData['body'],
-    splitter: ListSplitter,
-    signal: AbortSignal,
-  ): Promise<{ ok: true; end: ListEnd } | { ok: false; error: string } | { ok: false; why: string }> {
+  private readBody(body: Dispatcher.ResponseData['body'], splitter: ListSplitter, signal: AbortSignal): Promise<BodyRead> {
     return new Promise((resolve) => {
       let settled = false;
-      const fail = (err: unknown) => {
+      const settle = (read: BodyRead) => {
         if (settled) return;
         settled = true;
-        body.destroy();
-        // A SyntaxError is the parse of one element; anything else is the transfer.
-        const error =
-          err instanceof SyntaxError
-            ? `an item of the API server's answer to ${path} is not JSON: ${describeError(err)}`
-            : this.failure(err, signal);
-        resolve({ ok: false, error });
+        if (!read.ok) body.destroy();
+        resolve(read);
       };
+      // What `push` or `end` throws: an item that is not JSON, or a bug.
+      const thrown = (err: unknown) => settle(err instanceof ElementNotJson ? { ok: false, item: err } : { ok: false, thrown: err });
       body.on('data', (chunk: Buffer) => {
         if (settled) return;
         this.stats.bytes += chunk.length;
         try {
           splitter.push(chunk);
         } catch (err) {
-          fail(err);
+          thrown(err);
         }
       });
-      body.on('error', fail);
+      body.on('error', (err) => settle({ ok: false, transfer: this.failure(err, signal) }));
       body.on('end', () => {
         if (settled) return;
+        let end: ReturnType<ListSplitter['end']>;
         try {
-          const end = splitter.end();
-          settled = true;
-          resolve(end.ok ? end : { ok: false, why: end.why });
+          // The last element is parsed (and projected) only now.
+          end = splitter.end();
         } catch (err) {
-          // The last element, parsed only now, is not JSON.
-          fail(err);
+          thrown(err);
+          return;
         }
+        settle(end);
       });
     });
   }
+}
+
+/** How reading a page's body ended: the list's end, or why there is none. */
+type BodyRead =
+  | { readonly ok: true; readonly end: ListEnd }
+  | { readonly ok: false; readonly transfer: string }
+  | { readonly ok: false; readonly item: ElementNotJson }
+  | { readonly ok: false; readonly why: string }
+  /** A handler threw: a bug in the doctor, which `list` throws on. */
+  | { readonly ok: false; readonly thrown: unknown };
+
+/**
+ * A failed page read in one line. An item that is not JSON is named by its place in the whole list
+ * (counted from 1, `before` items coming from earlier pages) and what `JSON.parse` said of it.
+ */
+function describeBodyRead(read: Exclude<BodyRead, { ok: true } | { thrown: unknown }>, path: string, before: number): string {
+  if ('transfer' in read) return read.transfer;
+  if ('item' in read) {
+    return `item ${before + read.item.index + 1} of the API server's answer to ${path} is not JSON: ${describeError(read.item.cause)}`;
+  }
+  return `the API server's answer to ${path} is not a list: ${read.why}`;
 }
 
 /** The continue token a list's metadata names; empty when there is none. */

@@ -1,6 +1,7 @@
 // The API client against a loopback server that answers what a broken or hostile API server (or a
 // proxy in front of one) may answer: no list where a list belongs, a continue token that never ends,
-// integers beyond 2^53, names that would bend a URL.
+// a page that names its metadata twice, integers beyond 2^53, names that would bend a URL. And what a
+// projection throws, which is the doctor's bug, not the cluster's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAGES, type KubeApi } from '../../../src/cluster/api.ts';
@@ -41,21 +42,35 @@ describe('a list answer that is not a list is a failed read, never an empty list
     ['the body is null', null, 'it is not one complete JSON object'],
     ['the body is an array', [{ metadata: { name: 'p' } }], 'it is not one complete JSON object'],
     ['the body is cut short', '{"kind":"PodList","items":[{"metadata":{}}', 'it is not one complete JSON object'],
+    ['items is named twice', '{"kind":"PodList","metadata":{},"items":[{"n":1}],"items":[{"n":2}]}', 'it holds items twice'],
   ])('%s', async (_, body, why) => {
     handler = (_req, res) => json(res, body ?? 'null');
     expect(await list()).toEqual({ ok: false, error: `the API server's answer to /api/v1/pods is not a list: ${why}` });
   });
 
   it.each([
-    ['the first', '{"kind":"PodList","metadata":{},"items":[{"metadata":tru},{"metadata":{}},{"metadata":{}}]}'],
-    ['one read the fast way', '{"kind":"PodList","metadata":{},"items":[{"metadata":{}},{"metadata":{"a":tru}},{"metadata":{}}]}'],
-    ['the last', '{"kind":"PodList","metadata":{},"items":[{"metadata":{}},{"metadata":{}},{"metadata":{"a":tru}}]}'],
-  ])('an element that is not JSON fails the read: %s', async (_, body) => {
+    ['the first', '{"kind":"PodList","metadata":{},"items":[{"metadata":tru},{"metadata":{}},{"metadata":{}}]}', 1],
+    ['one read the fast way', '{"kind":"PodList","metadata":{},"items":[{"metadata":{}},{"metadata":{"a":tru}},{"metadata":{}}]}', 2],
+    ['the last', '{"kind":"PodList","metadata":{},"items":[{"metadata":{}},{"metadata":{}},{"metadata":{"a":tru}}]}', 3],
+  ])('an element that is not JSON fails the read, named by its place: %s', async (_, body, n) => {
     handler = (_req, res) => json(res, body);
     const got = await list();
     expect(got.ok).toBe(false);
     expect(got).toMatchObject({
-      error: expect.stringMatching(/^an item of the API server's answer to \/api\/v1\/pods is not JSON: .*JSON/),
+      error: expect.stringMatching(
+        new RegExp(`^item ${n} of the API server's answer to /api/v1/pods is not JSON: .*tru.* is not valid JSON$`),
+      ),
+    });
+  });
+
+  it('an element that is not JSON on a later page is named by its place in the whole list', async () => {
+    handler = (req, res) => {
+      const next = new URL(req.url ?? '', 'http://x').searchParams.get('continue') !== null;
+      json(res, next ? '{"metadata":{},"items":[{"n":3},{"n":tru}]}' : '{"metadata":{"continue":"1"},"items":[{"n":1},{"n":2}]}');
+    };
+    expect(await list()).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^item 4 of the API server's answer to \/api\/v1\/pods is not JSON: /),
     });
   });
 
@@ -128,6 +143,127 @@ describe('pagination', () => {
       error: "the API server's answer to /api/v1/pods is not a list: it is not one complete JSON object",
     });
     await nextClosed;
+  });
+});
+
+describe('a page that names metadata again is read by the last one, as JSON.parse reads it', () => {
+  it.each([
+    ['another continue token', ',"metadata":{"continue":"b"}', ['a', 'b'], [{ page: 0 }, { page: 0.5 }, { page: 'b' }]],
+    ['no continue token', ',"metadata":{"resourceVersion":"9"}', ['a'], [{ page: 0 }, { page: 0.5 }]],
+    ['null', ',"metadata":null', ['a'], [{ page: 0 }, { page: 0.5 }]],
+  ])('the later one holds %s: the page asked for with the earlier token is given up, never read', async (_, later, tokens, items) => {
+    // Page 0 names page `a`, holds its last item back until `a` has been asked for, then names its
+    // metadata again. Page `a` never ends unless given up; page `b` is the last.
+    let askedA!: () => void;
+    const aAsked = new Promise<void>((r) => (askedA = r));
+    let closedA!: () => void;
+    const aClosed = new Promise<void>((r) => (closedA = r));
+    handler = (req, res) => {
+      const token = new URL(req.url ?? '', 'http://x').searchParams.get('continue');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (token === 'a') {
+        res.on('close', closedA);
+        res.write('{"kind":"PodList","metadata":{},"items":[{"page":"a"}', () => askedA());
+      } else if (token === 'b') res.end('{"kind":"PodList","metadata":{},"items":[{"page":"b"}]}');
+      else {
+        res.write('{"kind":"PodList","metadata":{"continue":"a"},"items":[{"page":0}');
+        void aAsked.then(() => res.end(`,{"page":0.5}]${later}}`));
+      }
+    };
+    expect(await list()).toEqual({ ok: true, items });
+    expect(paths).toEqual(['/api/v1/pods?limit=500', ...tokens.map((t) => `/api/v1/pods?limit=500&continue=${t}`)]);
+    await aClosed;
+  });
+
+  it('the same continue token named again keeps the page asked for', async () => {
+    handler = (req, res) => {
+      const next = new URL(req.url ?? '', 'http://x').searchParams.get('continue') !== null;
+      json(res, next ? '{"metadata":{},"items":[2]}' : '{"metadata":{"continue":"1"},"items":[1],"metadata":{"continue":"1"}}');
+    };
+    expect(await list()).toEqual({ ok: true, items: [1, 2] });
+    expect(paths).toEqual(['/api/v1/pods?limit=500', '/api/v1/pods?limit=500&continue=1']);
+  });
+});
+
+describe('what a projection throws is a bug, never a failed read', () => {
+  it.each([
+    ['the first item', 0],
+    ['an item read the fast way', 1],
+    ['the last item, read at the end of the page', 2],
+  ])('a TypeError thrown for %s rejects the list with it, and the next page asked for is given up', async (_, which) => {
+    let asked!: () => void;
+    const nextAsked = new Promise<void>((r) => (asked = r));
+    let closed!: () => void;
+    const nextClosed = new Promise<void>((r) => (closed = r));
+    handler = (req, res) => {
+      const next = new URL(req.url ?? '', 'http://x').searchParams.get('continue') !== null;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (next) {
+        res.on('close', closed);
+        res.write('{"kind":"PodList","metadata":{},"items":[', () => asked());
+        return;
+      }
+      res.write('{"kind":"PodList","metadata":{"continue":"1"},"items":[');
+      void nextAsked.then(() => res.end('{"metadata":{"name":"p0"}},{"metadata":{"name":"p1"}},{"metadata":{"name":"p2"}}]}'));
+    };
+    const bug = new TypeError("Cannot read properties of undefined (reading 'name')");
+    const project = (raw: unknown) => {
+      if ((raw as { metadata: { name: string } }).metadata.name === `p${which}`) throw bug;
+      return raw;
+    };
+    await expect(api.list('/api/v1/pods', project, AbortSignal.timeout(20_000))).rejects.toBe(bug);
+    await nextClosed;
+  });
+
+  it('a SyntaxError a projection throws is its own, not an item that is not JSON', async () => {
+    handler = (_req, res) => json(res, { kind: 'PodList', metadata: {}, items: [{ metadata: {} }] });
+    const bug = new SyntaxError('Unexpected token in a projection');
+    await expect(
+      api.list(
+        '/api/v1/pods',
+        () => {
+          throw bug;
+        },
+        AbortSignal.timeout(20_000),
+      ),
+    ).rejects.toBe(bug);
+  });
+
+  it('bytes that are not JSON stay a failed read under a projection that would throw on anything', async () => {
+    handler = (_req, res) => json(res, '{"kind":"PodList","metadata":{},"items":[{"metadata":tru}]}');
+    const got = await api.list(
+      '/api/v1/pods',
+      () => {
+        throw new TypeError('never reached');
+      },
+      AbortSignal.timeout(20_000),
+    );
+    expect(got).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^item 1 of the API server's answer to \/api\/v1\/pods is not JSON: /),
+    });
+  });
+});
+
+describe('managedFields left out', () => {
+  const pod = (managedFields: string) => `{"metadata":{"name":"p","managedFields":${managedFields}},"spec":{},"status":{}}`;
+  it.each([
+    ['a bare word', pod('[{"manager":tru}]')],
+    ['a comma too many', pod('[{"manager":"a"},]')],
+    ['a brace too few', pod('[{"fieldsV1":{"f:a":{}}]')],
+    ['a control character', pod('[{"manager":"a\u0001"}]')],
+    ['a comma that opens the object', '{"metadata":{,"managedFields":[]},"spec":{},"status":{}}'],
+  ])('never make an item that is not JSON read as one: %s', async (_, element) => {
+    expect(() => JSON.parse(element)).toThrow(SyntaxError);
+    const body = `{"kind":"PodList","metadata":{},"items":[{"metadata":{"name":"a"},"spec":{}},${element},{"metadata":{"name":"b"},"spec":{}}]}`;
+    handler = (_req, res) => json(res, body);
+    const lean = await api.list('/api/v1/pods', (raw) => raw, AbortSignal.timeout(20_000), {}, { metadataFollowedBy: 'spec' });
+    const whole = await list();
+    expect(lean).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^item 2 of the API server's answer to \/api\/v1\/pods is not JSON: /),
+    });
+    expect(lean).toEqual(whole);
   });
 });
 

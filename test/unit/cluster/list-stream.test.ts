@@ -1,9 +1,11 @@
 // The streaming list splitter against JSON.parse: for random list answers cut into random chunks (one
 // byte at a time included, so that every boundary falls inside a string, an escape, a multi-byte
 // character, a key and a number), it yields exactly the items JSON.parse finds, and the metadata;
-// read the fast way or character by character, whatever the elements hold.
+// read the fast way or character by character, whatever the elements hold. A member named twice reads
+// as JSON.parse reads it, text that JSON.parse refuses is refused, and what a handler throws passes
+// through as it is.
 import { describe, expect, it } from 'vitest';
-import { FAST_CARRY_LIMIT, ListSplitter } from '../../../src/cluster/list-stream.ts';
+import { ElementNotJson, FAST_CARRY_LIMIT, FAST_MISSES_LIMIT, ListSplitter, type SplitterMode } from '../../../src/cluster/list-stream.ts';
 import { seededRandom as random } from '../../support/seeded-random.ts';
 
 const WORDS: readonly string[] = ['a', 'pod', 'é', '日本', '🙂', 'quote"d', 'back\\slash', 'line\nbreak', '\u0000nul', '{[,]}:', 'tab\t'];
@@ -40,13 +42,28 @@ function split(text: string, rand: () => number, oneByte: boolean): Uint8Array[]
 function run(chunks: readonly Uint8Array[], metadataFollowedBy?: string) {
   const items: unknown[] = [];
   const metadata: { value: unknown; itemsBefore: number }[] = [];
+  const modes: SplitterMode[] = [];
   const splitter = new ListSplitter({
     ...(metadataFollowedBy === undefined ? {} : { metadataFollowedBy }),
     onItem: (value) => items.push(value),
     onMetadata: (value) => metadata.push({ value, itemsBefore: items.length }),
   });
-  for (const c of chunks) splitter.push(c);
-  return { items, metadata, end: splitter.end(), stats: splitter.stats };
+  const seen = () => {
+    if (modes.at(-1) !== splitter.mode) modes.push(splitter.mode);
+  };
+  seen();
+  for (const c of chunks) {
+    splitter.push(c);
+    seen();
+  }
+  const end = splitter.end();
+  seen();
+  return { items, metadata, end, stats: splitter.stats, modes };
+}
+
+/** `text` one byte at a time. */
+function bytes(text: string): Uint8Array[] {
+  return [...Buffer.from(text)].map((b) => Uint8Array.of(b));
 }
 
 /**
@@ -201,8 +218,60 @@ describe('ListSplitter', () => {
     ['trailing garbage', '{"items":[]} x', 'it is not one complete JSON object'],
     ['empty', '', 'it is not one complete JSON object'],
     ['metadata not JSON', '{"metadata":{"a":tru},"items":[]}', 'its metadata is not valid JSON'],
+    ['an earlier metadata not JSON', '{"metadata":{"a":tru},"items":[],"metadata":{}}', 'its metadata is not valid JSON'],
+    ['another member not JSON', '{"kind":Pod,"items":[]}', 'its kind is not valid JSON'],
+    ['a number that is not JSON', '{"items":[],"count":01}', 'its count is not valid JSON'],
+    ['a key with a bad escape', '{"\\x":1,"items":[]}', 'it is not one complete JSON object'],
+    ['a comma after the last member', '{"items":[],}', 'it is not one complete JSON object'],
+    ['a comma before the first element', '{"items":[,1]}', 'it is not one complete JSON object'],
+    ['a comma after the last element', '{"items":[1,]}', 'it is not one complete JSON object'],
+    ['two commas between elements', '{"items":[{"metadata":{}},,{"metadata":{}}]}', 'it is not one complete JSON object'],
+    ['no comma between elements', '{"items":[1 2]}', 'it is not one complete JSON object'],
   ])('%s is refused', (_, text, why) => {
-    expect(run([Buffer.from(text)]).end).toEqual({ ok: false, why });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    expect(Array.isArray((parsed as { items?: unknown } | null | undefined)?.items)).toBe(false);
+    for (const chunks of [[Buffer.from(text)], bytes(text)]) expect(run(chunks).end).toEqual({ ok: false, why });
+  });
+
+  it.each([
+    ['the first', '{"items":[{"metadata":tru},{"metadata":{}},{"metadata":{}}]}', 0],
+    ['one read the fast way', '{"items":[{"metadata":{}},{"metadata":{"a":tru}},{"metadata":{}}]}', 1],
+    ['the last', '{"items":[{"metadata":{}},{"metadata":{}},{"metadata":{"a":tru}}]}', 2],
+  ])('an element that is not JSON is thrown as ElementNotJson, with its index and the SyntaxError: %s', (_, text, index) => {
+    let thrown: unknown;
+    try {
+      run([Buffer.from(text)]);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(ElementNotJson);
+    expect(thrown).toMatchObject({ index, cause: expect.any(SyntaxError) });
+  });
+
+  it.each([
+    ['TypeError', new TypeError('a bug in a projection')],
+    ['SyntaxError', new SyntaxError('a JSON.parse of its own, in a projection')],
+  ])('what onItem throws (%s) passes through push and end as it is, for elements read either way', (_, bug) => {
+    const text = JSON.stringify({
+      metadata: {},
+      items: [{ metadata: { name: 'a' } }, { metadata: { name: 'b' } }, { metadata: { name: 'c' } }],
+    });
+    for (const fail of ['a', 'b', 'c']) {
+      const splitter = new ListSplitter({
+        onItem: (value) => {
+          if ((value as { metadata: { name: string } }).metadata.name === fail) throw bug;
+        },
+      });
+      expect(() => {
+        splitter.push(Buffer.from(text));
+        splitter.end();
+      }).toThrow(bug);
+    }
   });
 
   it('hands over no metadata that is not JSON', () => {
@@ -231,5 +300,173 @@ describe('long integers', () => {
     const got = run([Buffer.from(pods)]);
     expect(got.items).toEqual([{ n: 1 }, { n: 9223372036854775807n }, { n: 2 }]);
     expect(got.stats).toEqual({ fast: 1, slow: 2 });
+  });
+});
+
+describe('one mode at a time', () => {
+  const plain = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: 'c' }] } });
+  // Holds `},{"metadata":` inside, which the fast way takes for the end of the element at first.
+  const misleading = (name: string) => ({
+    metadata: { name },
+    spec: { templates: [{ metadata: { name: 'x' } }, { metadata: { name: 'y' } }] },
+  });
+
+  it('scans until an element shows the way, reads the next ones fast, rereads one it misread, and gives up at the end', () => {
+    const items = [plain('a'), plain('b'), misleading('c'), plain('d'), plain('e')];
+    const got = run(bytes(JSON.stringify({ kind: 'PodList', metadata: {}, items })));
+    expect(got.items).toEqual(items);
+    expect(got.modes).toEqual(['scanning', 'slow', 'fast', 'rereading', 'slow', 'fast', 'given-up']);
+    expect(got.stats).toEqual({ fast: 2, slow: 3 });
+  });
+
+  it('stays scanning, character by character, when no element begins the way the fast way needs', () => {
+    const got = run(bytes('{"items":[1,[2],"x",{ "metadata":{}}],"metadata":{}}'));
+    expect(got.items).toEqual([1, [2], 'x', { metadata: {} }]);
+    expect(got.modes).toEqual(['scanning', 'given-up']);
+  });
+
+  it(`gives the fast way up for good after ${FAST_MISSES_LIMIT} misreads, and not before`, () => {
+    for (const misreads of [FAST_MISSES_LIMIT - 1, FAST_MISSES_LIMIT]) {
+      const items = [plain('a'), ...Array.from({ length: misreads }, (_, i) => misleading(`m${i}`)), plain('x'), plain('y'), plain('z')];
+      const text = JSON.stringify({ metadata: {}, items });
+      const splitter = new ListSplitter({ onItem: () => undefined });
+      splitter.push(Buffer.from(text));
+      if (misreads < FAST_MISSES_LIMIT) {
+        // `x` and `y` read the fast way; `z`, the last, waits for the end.
+        expect(splitter.mode).toBe('fast');
+        expect(splitter.end().ok).toBe(true);
+        expect(splitter.stats).toEqual({ fast: 2, slow: misreads + 2 });
+      } else {
+        expect(splitter.mode).toBe('given-up');
+        expect(splitter.end().ok).toBe(true);
+        expect(splitter.stats).toEqual({ fast: 0, slow: items.length });
+      }
+    }
+  });
+});
+
+describe('a member named twice reads as JSON.parse reads it', () => {
+  it.each(Array.from({ length: 30 }, (_, seed) => seed))(
+    'metadata named again after the items %i: the last one is the end, each handed over in turn',
+    (seed) => {
+      const rand = random(seed + 3000);
+      const items = Array.from({ length: 1 + Math.floor(rand() * 20) }, () => kubeElement(rand));
+      const first = { continue: 'first', resourceVersion: '1' };
+      const last = rand() < 0.5 ? { continue: 'last', resourceVersion: '2' } : rand() < 0.5 ? {} : null;
+      const text = `{"kind":"PodList","metadata":${JSON.stringify(first)},"items":${JSON.stringify(items)},"metadata":${JSON.stringify(last)}}`;
+      const parsed = JSON.parse(text) as { items: unknown; metadata: unknown };
+      expect(parsed.metadata).toEqual(last);
+      for (const chunks of [serverChunks(text, rand), split(text, rand, false), bytes(text)]) {
+        const got = run(chunks);
+        expect(got.items).toEqual(parsed.items);
+        expect(got.end).toEqual({ ok: true, end: { metadata: parsed.metadata } });
+        expect(got.metadata).toEqual([
+          { value: first, itemsBefore: 0 },
+          { value: last, itemsBefore: items.length },
+        ]);
+      }
+    },
+  );
+
+  it.each([
+    ['two arrays', '{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}],"items":[{"metadata":{"name":"c"}}]}'],
+    ['an array, then something else', '{"items":[1,2],"metadata":{},"items":null}'],
+    ['an array, then the same key written with an escape', '{"items":[1,2],"\\u0069tems":[]}'],
+    ['three arrays', '{"items":[1],"items":[2],"items":[3]}'],
+  ])('items named again after the array is refused (its elements are handed over already): %s', (_, text) => {
+    expect(() => JSON.parse(text)).not.toThrow();
+    for (const chunks of [[Buffer.from(text)], bytes(text)]) expect(run(chunks).end).toEqual({ ok: false, why: 'it holds items twice' });
+  });
+
+  it('items that is no array, then an array: the array is the list, as in JSON.parse', () => {
+    const text = '{"items":{"not":"a list"},"items":[1,{"metadata":{}}],"metadata":{"continue":"c"}}';
+    const parsed = JSON.parse(text) as { items: unknown; metadata: unknown };
+    const got = run(bytes(text));
+    expect(got.items).toEqual(parsed.items);
+    expect(got.end).toEqual({ ok: true, end: { metadata: parsed.metadata } });
+  });
+
+  it('keys are read decoded, escapes included', () => {
+    const text = '{"m\\u0065tadata":{"continue":"c"},"\\u0069tems":[{"metadata":{}}],"kind":"List"}';
+    const parsed = JSON.parse(text) as { items: unknown; metadata: unknown };
+    const got = run(bytes(text));
+    expect(got.items).toEqual(parsed.items);
+    expect(got.end).toEqual({ ok: true, end: { metadata: parsed.metadata } });
+    expect(got.metadata).toEqual([{ value: { continue: 'c' }, itemsBefore: 0 }]);
+  });
+});
+
+describe('managedFields left out never make an element JSON that is not', () => {
+  const entry =
+    '{"manager":"kubectl","operation":"Update","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"k:{\\"name\\":\\"c\\"}":{".":{}}}}}';
+  const element = (metadata: string) => `{"metadata":{"name":"p"${metadata}},"spec":{"containers":[{"name":"c"}]},"status":{}}`;
+  // Each broken text's only defect lies in its managedFields member (or the comma that opens it); its
+  // twin is the same text made JSON, which is read without its managedFields.
+  const cases: readonly [string, string, string][] = [
+    ['a bare word in an entry', `[{"manager":tru}]`, `[{"manager":"tru"}]`],
+    ['a comma after the last member of an entry', `[{"manager":"a",}]`, `[{"manager":"a"}]`],
+    ['a comma after the last entry', `[${entry},]`, `[${entry}]`],
+    ['a comma before the first entry', `[,${entry}]`, `[${entry}]`],
+    ['two entries without a comma', `[${entry}${entry}]`, `[${entry},${entry}]`],
+    ['a key without a value', `[{"manager"}]`, `[{"manager":""}]`],
+    ['a missing colon', `[{"manager" "a"}]`, `[{"manager":"a"}]`],
+    ['a brace too few', `[{"fieldsV1":{"f:a":{}}]`, `[{"fieldsV1":{"f:a":{}}}]`],
+    ['a brace too many', `[{"fieldsV1":{}}}]`, `[{"fieldsV1":{}}]`],
+    ['an opening bracket that never closes', `[{"fieldsV1":[{}}]`, `[{"fieldsV1":{}}]`],
+    ['a string that never closes, running into the next key', `[{"manager":"a}]`, `[{"manager":"a"}]`],
+    ['a bad escape', `[{"manager":"a\\x"}]`, `[{"manager":"a\\u0078"}]`],
+    ['a short unicode escape', `[{"manager":"a\\u12"}]`, `[{"manager":"a\\u0012"}]`],
+    ['a control character in a string', `[{"manager":"a\u0001b"}]`, `[{"manager":"a\\u0001b"}]`],
+    ['a single-quoted string', `[{'manager':'a'}]`, `[{"manager":"a"}]`],
+  ];
+  const texts = cases.flatMap(([name, broken, fixed]) => [
+    { name, text: element(`,"managedFields":${broken}`), valid: false },
+    { name: `${name} (made JSON)`, text: element(`,"managedFields":${fixed}`), valid: true },
+  ]);
+  // The comma that opens the member follows a `{`: the member is the first in its object.
+  texts.push({
+    name: 'a comma opening the object',
+    text: element('').replace('{"name":"p"', `{,"managedFields":[${entry}]`),
+    valid: false,
+  });
+
+  /** What reading `text` among two other elements, at `position`, gives: the items and the end, or what was thrown. */
+  function read(text: string, position: number, metadataFollowedBy?: string): { items: unknown[]; ok: boolean } | { thrown: unknown } {
+    const elements = ['{"metadata":{"name":"x"},"spec":{}}', '{"metadata":{"name":"y"},"spec":{}}'];
+    elements.splice(position, 0, text);
+    try {
+      const got = run([Buffer.from(`{"kind":"PodList","metadata":{},"items":[${elements.join(',')}]}`)], metadataFollowedBy);
+      return { items: got.items, ok: got.end.ok };
+    } catch (err) {
+      return { thrown: err };
+    }
+  }
+
+  it.each(texts)('$name', ({ text, valid }) => {
+    let parsed: unknown;
+    if (valid) parsed = JSON.parse(text);
+    else expect(() => JSON.parse(text)).toThrow(SyntaxError);
+    // First (read character by character), between two (read the fast way), last (read at the end).
+    for (const position of [0, 1, 2]) {
+      const lean = read(text, position, 'spec');
+      const whole = read(text, position);
+      if (valid) {
+        const { managedFields: _, ...metadata } = (parsed as { metadata: Record<string, unknown> }).metadata;
+        expect(lean).toMatchObject({ ok: true, items: expect.arrayContaining([{ ...(parsed as object), metadata }]) });
+        expect(whole).toMatchObject({ ok: true, items: expect.arrayContaining([parsed]) });
+      } else if ('thrown' in whole) {
+        // Refused exactly as without the cut: the same element, the same message.
+        expect(whole.thrown).toBeInstanceOf(ElementNotJson);
+        expect(whole.thrown).toMatchObject({ index: position });
+        expect(lean).toEqual(whole);
+        expect(((lean as { thrown: ElementNotJson }).thrown.cause as Error).message).toBe(
+          ((whole.thrown as ElementNotJson).cause as Error).message,
+        );
+      } else {
+        // A string that never closes swallows the rest: no complete answer, with the cut or without.
+        expect(whole.ok).toBe(false);
+        expect(lean).toEqual(whole);
+      }
+    }
   });
 });
