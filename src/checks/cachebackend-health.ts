@@ -5,12 +5,10 @@ import { goQuote } from '../go/quote.ts';
 import type { DialResult } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { hasSelector } from '../cluster/label-selector.ts';
 import { podIndex } from '../cluster/pod-index.ts';
 import { conditionOf, timeOf } from './helpers.ts';
-
-const NAME = 'CacheBackendHealth';
 
 const CODES = {
   API001,
@@ -47,8 +45,6 @@ const CODES = {
   },
 } as const satisfies Record<string, CodeDeclaration>;
 
-const emit = emitterFor(NAME, CODES);
-
 /** KV events older than this mean the engine stopped reporting. Fixed, as upstream. */
 export const STALE_WINDOW_MS = 2 * 60 * 1000;
 
@@ -61,7 +57,7 @@ function resourceOf(b: CacheBackend): string {
   return `cachebackend/${b.namespace}/${b.name}`;
 }
 
-function readyAxis(b: CacheBackend): Finding[] {
+function readyAxis(emit: EmitFor<typeof CODES>, b: CacheBackend): Finding[] {
   const ready = conditionOf(b.conditions, 'Ready');
   if (ready === undefined) {
     return [
@@ -80,7 +76,7 @@ function readyAxis(b: CacheBackend): Finding[] {
  * The matched-engine-pod count: the controller's `status.matchedEnginePods` when it has computed one,
  * otherwise a live count over the gathered pods of the backend's namespace.
  */
-function selectorAxis(b: CacheBackend, selected: Read<Pod>, backends: readonly CacheBackend[]): Finding[] {
+function selectorAxis(emit: EmitFor<typeof CODES>, b: CacheBackend, selected: Read<Pod>, backends: readonly CacheBackend[]): Finding[] {
   if (isExternal(b) || !hasSelector(b.matchLabels)) return [];
   let matched: Count;
   if (b.matchedEnginePods !== undefined) {
@@ -106,7 +102,7 @@ function selectorAxis(b: CacheBackend, selected: Read<Pod>, backends: readonly C
   ];
 }
 
-function eventFreshnessAxis(b: CacheBackend, now: Date): Finding[] {
+function eventFreshnessAxis(emit: EmitFor<typeof CODES>, b: CacheBackend, now: Date): Finding[] {
   if (isExternal(b)) return [];
   const first = timeOf(b.firstKVEventObservedAt);
   const last = timeOf(b.indexParticipation?.lastEventAt);
@@ -131,7 +127,7 @@ function eventFreshnessAxis(b: CacheBackend, now: Date): Finding[] {
   ];
 }
 
-function functionalProbeAxis(b: CacheBackend): Finding[] {
+function functionalProbeAxis(emit: EmitFor<typeof CODES>, b: CacheBackend): Finding[] {
   if (isExternal(b)) return [];
   const probe = conditionOf(b.conditions, 'FunctionalProbeOK');
   if (probe === undefined || probe.status === 'True') return [];
@@ -144,7 +140,7 @@ function functionalProbeAxis(b: CacheBackend): Finding[] {
   ];
 }
 
-function endpointAxis(b: CacheBackend, dials: ReadonlyMap<string, DialResult> | undefined): Finding[] {
+function endpointAxis(emit: EmitFor<typeof CODES>, b: CacheBackend, dials: ReadonlyMap<string, DialResult> | undefined): Finding[] {
   if (b.remoteStorage === undefined) return [];
   if (b.endpoint === undefined) {
     return [emit('CB005', resourceOf(b), 'status.remoteStorage.endpoint is empty: the remote tier has not published an address yet')];
@@ -169,19 +165,19 @@ function healthySummary(b: CacheBackend, dialed: boolean): string {
  * The selected pods are looked at only for a backend whose controller has not counted its engine pods yet.
  */
 export const cacheBackendHealth = defineCheck({
-  name: NAME,
+  name: 'CacheBackendHealth',
   codes: CODES,
   reads: { cacheBackends: 'items', selectedPods: 'read' },
   probes: { dials: 'optional' },
-  judge({ state, probes, now }) {
+  judge({ state, probes, now }, emit) {
     const { dials } = probes;
     return state.cacheBackends.flatMap((b) => {
       const found = [
-        ...readyAxis(b),
-        ...selectorAxis(b, state.selectedPods, state.cacheBackends),
-        ...eventFreshnessAxis(b, now),
-        ...functionalProbeAxis(b),
-        ...endpointAxis(b, dials),
+        ...readyAxis(emit, b),
+        ...selectorAxis(emit, b, state.selectedPods, state.cacheBackends),
+        ...eventFreshnessAxis(emit, b, now),
+        ...functionalProbeAxis(emit, b),
+        ...endpointAxis(emit, b, dials),
       ];
       return found.length > 0 ? found : [emit('CB006', resourceOf(b), healthySummary(b, dials !== undefined))];
     });

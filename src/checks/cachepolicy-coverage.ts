@@ -1,9 +1,7 @@
 import { goQuote } from '../go/quote.ts';
 import { API001 } from './api-read.ts';
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { defineCheck, type CodeDeclaration } from './check.ts';
 import { byteCompare } from './helpers.ts';
-
-const NAME = 'CachePolicyCoverage';
 
 const CODES = {
   API001,
@@ -20,19 +18,17 @@ const CODES = {
   },
 } as const satisfies Record<string, CodeDeclaration>;
 
-const emit = emitterFor(NAME, CODES);
-
 /**
  * CachePolicyCoverage: each namespace that holds a CacheBackend should hold exactly one CachePolicy.
  * Namespaces are reported in byte-wise order; policies elsewhere are ignored, and the policies are
  * looked at only when some namespace holds a backend.
  */
 export const cachePolicyCoverage = defineCheck({
-  name: NAME,
+  name: 'CachePolicyCoverage',
   codes: CODES,
   reads: { cacheBackends: 'items', cachePolicies: 'items' },
   probes: {},
-  judge({ state }) {
+  judge({ state }, emit) {
     const namespaces = [...new Set(state.cacheBackends.map((b) => b.namespace))].sort(byteCompare);
     if (namespaces.length === 0) return [];
     const perNamespace = new Map<string, number>();

@@ -1,9 +1,7 @@
 import { goQuote } from '../go/quote.ts';
 import { API001 } from './api-read.ts';
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { defineCheck, type CodeDeclaration } from './check.ts';
 import { conditionOf } from './helpers.ts';
-
-const NAME = 'CacheTenantHealth';
 
 const CODES = {
   API001,
@@ -15,15 +13,13 @@ const CODES = {
   CT002: { status: 'OK', meaning: 'The CacheTenant is within its quota.', hint: 'Nothing to do.' },
 } as const satisfies Record<string, CodeDeclaration>;
 
-const emit = emitterFor(NAME, CODES);
-
 /** CacheTenantHealth: a tenant whose QuotaExceeded condition is True is over its index quota. */
 export const cacheTenantHealth = defineCheck({
-  name: NAME,
+  name: 'CacheTenantHealth',
   codes: CODES,
   reads: { cacheTenants: 'items' },
   probes: {},
-  judge({ state }) {
+  judge({ state }, emit) {
     return state.cacheTenants.map((t) => {
       const resource = `cachetenant/${t.namespace}/${t.name}`;
       const exceeded = conditionOf(t.conditions, 'QuotaExceeded');

@@ -1,9 +1,12 @@
 /**
  * The shape of a check. Each check is one declaration: its name, the codes it may emit (with status,
  * meaning and remediation hint), the reads and probe results it needs, and its judge, a pure function
- * from what it declared to its findings. Everything else derives from the declarations in the
- * registry (`registry.ts`): the run order, the code table and docs/codes.md, the gather plan, the RBAC
- * the chart must grant, and the API001 guard (`run.ts`).
+ * from what it declared to its findings. The judge does not make findings from scratch: the runner
+ * (`run.ts`) hands it an emitter made from the declaration's own name and codes, so a check names
+ * itself once, and a finding can carry no other check's name, no undeclared code and no status but
+ * its code's. Everything else derives from the declarations in the registry (`registry.ts`): the run
+ * order, the code table and docs/codes.md, the gather plan, the RBAC the chart must grant, and the
+ * API001 guard (`run.ts`).
  *
  * @module
  */
@@ -83,8 +86,19 @@ export interface Declaration {
   readonly probes: ProbeDeclaration;
 }
 
-/** Makes a finding of one check: the status comes from the declaration, and only declared codes type-check. */
+/**
+ * Makes a finding of one check: the check's name and the code's status come from the declaration, so
+ * the judge gives only what varies, and only declared codes type-check. An empty or absent resource
+ * leaves the finding without one.
+ */
 export type Emit<C extends string> = (code: C, resource: string | undefined, message: string) => Finding;
+
+/**
+ * The emitter of a check whose codes object is `Codes`, for the helpers of a check file that make its
+ * findings: they take the judge's emitter as a parameter typed `EmitFor<typeof CODES>`, so that they
+ * too accept only the check's own codes, without repeating them as a union.
+ */
+export type EmitFor<Codes extends { readonly [code: string]: CodeDeclaration }> = Emit<keyof Codes & string>;
 
 /** One check, declared. */
 export interface Check<
@@ -98,13 +112,20 @@ export interface Check<
   readonly codes: { readonly [K in C]: CodeDeclaration };
   readonly reads: R;
   readonly probes: P;
-  /** Pure: no I/O, no clock, no process. Findings in emission order, made with {@link emitterFor}. */
-  judge(input: JudgeInput<R, P>): Finding[];
+  /**
+   * Pure: no I/O, no clock, no process. Returns its findings in emission order, each made with `emit`,
+   * which the runner makes from this declaration's `name` and `codes` (see {@link emitterFor}), so a
+   * check file never names itself again to make a finding; the judge hands `emit` on to the helpers
+   * that make findings. It is an argument of its own rather than part of `input` because `input` is
+   * what the judge looks at, the run's view of the cluster, while the emitter belongs to the
+   * declaration and is the same in every run.
+   */
+  judge(input: JudgeInput<R, P>, emit: Emit<C>): Finding[];
 }
 
 /**
- * The emitter of a check's findings, made from the same name and codes as its declaration (a check
- * file makes it first, for its judge to use).
+ * The emitter of a declaration's findings, made from its name and codes. The runner makes one for
+ * each check's judge; the suppression stage, which has no judge, makes its own.
  */
 export function emitterFor<N extends string, C extends string>(name: N, codes: { readonly [K in C]: CodeDeclaration }): Emit<C> {
   return (code, resource, message) => {
@@ -115,7 +136,10 @@ export function emitterFor<N extends string, C extends string>(name: N, codes: {
   };
 }
 
-/** Declares a check; the identity, there to infer the declaration's precise types. */
+/**
+ * Declares a check; the identity, there to infer the declaration's precise types: among them the codes,
+ * which are all its judge's emitter accepts.
+ */
 export function defineCheck<const N extends string, C extends string, const R extends ReadDeclaration, const P extends ProbeDeclaration>(
   check: Check<N, C, R, P>,
 ): Check<N, C, R, P> {

@@ -5,10 +5,8 @@ import type { CacheBackend, EventRecord, Pod } from '../cluster/state.ts';
 import { goQuote, goQuoteList } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { byteCompare } from './helpers.ts';
-
-const NAME = 'EnginePodInjectionAudit';
 
 const CODES = {
   API001,
@@ -29,8 +27,6 @@ const CODES = {
   },
 } as const satisfies Record<string, CodeDeclaration>;
 
-const emit = emitterFor(NAME, CODES);
-
 function hasValidAnnotation(pod: Pod, backend: CacheBackend): boolean {
   const by = pod.annotations[INJECTED_BY] ?? '';
   return by !== '' && by === `${pod.namespace}/${backend.name}` && backend.uid !== '' && pod.annotations[INJECTED_BY_UID] === backend.uid;
@@ -43,20 +39,20 @@ function hasValidAnnotation(pod: Pod, backend: CacheBackend): boolean {
  * are looked at only when some backend has a selector.
  */
 export const enginePodInjectionAudit = defineCheck({
-  name: NAME,
+  name: 'EnginePodInjectionAudit',
   codes: CODES,
   reads: { cacheBackends: 'items', selectedPods: 'items', injectionEvents: 'items' },
   probes: {},
-  judge({ state }) {
+  judge({ state }, emit) {
     const backends = state.cacheBackends;
     if (!backends.some((b) => hasSelector(b.matchLabels))) return [];
     const selected = state.selectedPods;
-    return judgePods(selected, state.injectionEvents, podIndex(selected, backends));
+    return judgePods(emit, selected, state.injectionEvents, podIndex(selected, backends));
   },
 });
 
 /** The finding of each selected pod, in list order. */
-function judgePods(selected: readonly Pod[], injections: readonly EventRecord[], index: PodIndex): Finding[] {
+function judgePods(emit: EmitFor<typeof CODES>, selected: readonly Pod[], injections: readonly EventRecord[], index: PodIndex): Finding[] {
   const injectedUids = new Set(injections.filter((e) => e.involved.uid !== '').map((e) => e.involved.uid));
 
   const findings: Finding[] = [];

@@ -5,9 +5,7 @@ import type { PullSecretLookup } from '../cluster/state.ts';
 import { goQuote } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
-
-const NAME = 'ImagePullability';
+import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 
 const CODES = {
   API001,
@@ -39,8 +37,6 @@ const CODES = {
   IP006: { status: 'OK', meaning: 'An image pull secret exists and holds well-formed registry credentials.', hint: 'Nothing to do.' },
 } as const satisfies Record<string, CodeDeclaration>;
 
-const emit = emitterFor(NAME, CODES);
-
 /** The waiting reasons of a container whose image could not be pulled. */
 export const PULL_FAILURE_REASONS: ReadonlySet<string> = new Set(['ImagePullBackOff', 'ErrImagePull']);
 
@@ -57,7 +53,7 @@ function registries(n: number): string {
   return `${n} registr${n === 1 ? 'y' : 'ies'}`;
 }
 
-function judgeSecret(ref: PullSecretRef, lookup: PullSecretLookup | undefined): Finding {
+function judgeSecret(emit: EmitFor<typeof CODES>, ref: PullSecretRef, lookup: PullSecretLookup | undefined): Finding {
   const resource = `secret/${ref.namespace}/${ref.name}`;
   const by = namedBy(ref);
   if (lookup === undefined) return emit('IP005', resource, `the pull secret was not read, so it could not be verified (${by})`);
@@ -123,11 +119,11 @@ function judgeSecret(ref: PullSecretRef, lookup: PullSecretLookup | undefined): 
  * reported as unverified (INFO), not skipped.
  */
 export const imagePullability = defineCheck({
-  name: NAME,
+  name: 'ImagePullability',
   codes: CODES,
   reads: { installPods: 'items', pullSecrets: 'read', serviceAccounts: 'read' },
   probes: {},
-  judge({ state }) {
+  judge({ state }, emit) {
     const { installPods, serviceAccounts, pullSecrets } = state;
     const live = installPods.filter(({ pod }) => !isTerminated(pod));
     if (live.length === 0) return [];
@@ -142,7 +138,7 @@ export const imagePullability = defineCheck({
       );
     }
     const refs = pullSecretRefs(installPods, serviceAccounts.ok ? serviceAccounts.items : []);
-    for (const ref of refs) findings.push(judgeSecret(ref, pullSecrets.get(secretKey(ref.namespace, ref.name))));
+    for (const ref of refs) findings.push(judgeSecret(emit, ref, pullSecrets.get(secretKey(ref.namespace, ref.name))));
     for (const { pod } of live) {
       for (const w of pod.waiting ?? []) {
         if (!PULL_FAILURE_REASONS.has(w.reason)) continue;

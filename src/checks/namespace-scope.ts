@@ -1,7 +1,5 @@
 import { goQuote } from '../go/quote.ts';
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
-
-const NAME = 'NamespaceScope';
+import { defineCheck, type CodeDeclaration } from './check.ts';
 
 const CODES = {
   NS001: {
@@ -16,18 +14,16 @@ const CODES = {
   },
 } as const satisfies Record<string, CodeDeclaration>;
 
-const emit = emitterFor(NAME, CODES);
-
 /**
  * NamespaceScope: a `--namespace` that does not exist would make every list empty and the run look
  * clean while nothing was checked, so it is reported. Runs only when a namespace was named.
  */
 export const namespaceScope = defineCheck({
-  name: NAME,
+  name: 'NamespaceScope',
   codes: CODES,
   reads: { scopeNamespace: 'read' },
   probes: {},
-  judge({ state, namespace }) {
+  judge({ state, namespace }, emit) {
     const lookup = state.scopeNamespace;
     if (namespace === '' || lookup.kind === 'found') return [];
     const resource = `namespace/${namespace}`;

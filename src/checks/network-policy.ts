@@ -5,9 +5,7 @@ import type { IngressRule, NamespaceLookup, NetworkPolicyRecord, Pod, PolicyPeer
 import { goQuote } from '../go/quote.ts';
 import type { HttpResult } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
-
-const NAME = 'NetworkPolicyReachability';
+import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 
 const CODES = {
   NP001: {
@@ -31,8 +29,6 @@ const CODES = {
     hint: 'Let the doctor read pods, NetworkPolicies and its own namespace (the chart grants these) and give it its labels file (the chart mounts it), then run again.',
   },
 } as const satisfies Record<string, CodeDeclaration>;
-
-const emit = emitterFor(NAME, CODES);
 
 /** The port the server's controller-facing listener binds in its pod (upstream R-9.2.2). */
 export const CONTROLLER_FACING_PORT = 8081;
@@ -193,7 +189,13 @@ function groupServers(pods: readonly Pod[]): ServerGroup[] {
   return [...groups.values()];
 }
 
-function judgeServer(group: ServerGroup, policies: readonly NetworkPolicyRecord[], self: Self | undefined, trigger: string): Finding {
+function judgeServer(
+  emit: EmitFor<typeof CODES>,
+  group: ServerGroup,
+  policies: readonly NetworkPolicyRecord[],
+  self: Self | undefined,
+  trigger: string,
+): Finding {
   const server = group.pod;
   const resource = `pod/${server.namespace}/${server.name}`;
   const others = group.count > 1 ? ` and ${group.count - 1} more server pod(s) labelled alike` : '';
@@ -293,11 +295,11 @@ function describeTrigger(failed: readonly { route: string; error: string }[], ba
  * The policies, pods and own namespace are read only when the server probes run.
  */
 export const networkPolicyReachability = defineCheck({
-  name: NAME,
+  name: 'NetworkPolicyReachability',
   codes: CODES,
   reads: { networkPolicies: 'read', installPods: 'read', ownNamespace: 'optional' },
   probes: { server: 'required' },
-  judge({ state, probes, namespace, self }) {
+  judge({ state, probes, namespace, self }, emit) {
     const server = probes.server;
     if (server.location.kind !== 'found') return [];
     const failed = unanswered([
@@ -341,6 +343,6 @@ export const networkPolicyReachability = defineCheck({
       ];
     }
     const me = self === undefined ? undefined : selfOf(self, state.ownNamespace);
-    return groupServers(servers).map((g) => judgeServer(g, networkPolicies.items, me, trigger));
+    return groupServers(servers).map((g) => judgeServer(emit, g, networkPolicies.items, me, trigger));
   },
 });

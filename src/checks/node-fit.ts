@@ -3,11 +3,9 @@ import type { InstallPod, NodeRecord, PodRequests } from '../cluster/state.ts';
 import { goQuote } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { amountsOf, describeAmounts, effectiveRequests, shortfalls, type Amounts } from './pod-requests.ts';
 import { formatQuantity } from './quantity.ts';
-
-const NAME = 'NodeFit';
 
 const CODES = {
   API001,
@@ -27,8 +25,6 @@ const CODES = {
     hint: 'Nothing to do; the scheduler has not placed it yet.',
   },
 } as const satisfies Record<string, CodeDeclaration>;
-
-const emit = emitterFor(NAME, CODES);
 
 /** How many nodes a message names before it says "and N more". */
 const NAMED_NODES = 3;
@@ -63,6 +59,7 @@ function requestText(request: Amounts): string {
 }
 
 function judgePod(
+  emit: EmitFor<typeof CODES>,
   { pod }: InstallPod,
   requested: PodRequests | undefined,
   candidates: readonly Candidate[],
@@ -111,16 +108,16 @@ function judgePod(
  * some pod is pending.
  */
 export const nodeFit = defineCheck({
-  name: NAME,
+  name: 'NodeFit',
   codes: CODES,
   reads: { installPods: 'items', pendingPodRequests: 'items', nodes: 'items' },
   probes: {},
-  judge({ state }) {
+  judge({ state }, emit) {
     const pending = state.installPods.filter(({ pod }) => isWaitingForNode(pod));
     if (pending.length === 0) return [];
     const requests = new Map(state.pendingPodRequests.map((r) => [`${r.namespace}/${r.name}`, r.requests]));
     const nodes = state.nodes;
     const candidates = nodes.filter((n) => n.ready && !n.unschedulable).map((node) => ({ node, allocatable: amountsOf(node.allocatable) }));
-    return pending.map((p) => judgePod(p, requests.get(`${p.pod.namespace}/${p.pod.name}`), candidates, nodes));
+    return pending.map((p) => judgePod(emit, p, requests.get(`${p.pod.namespace}/${p.pod.name}`), candidates, nodes));
   },
 });

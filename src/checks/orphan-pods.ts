@@ -1,9 +1,7 @@
 import { NO_MATCH_EVENT_REASON } from '../cluster/install.ts';
 import { API001 } from './api-read.ts';
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { defineCheck, type CodeDeclaration } from './check.ts';
 import { timeOf } from './helpers.ts';
-
-const NAME = 'OrphanPodCheck';
 
 const CODES = {
   API001,
@@ -14,8 +12,6 @@ const CODES = {
   },
 } as const satisfies Record<string, CodeDeclaration>;
 
-const emit = emitterFor(NAME, CODES);
-
 /** How far back OrphanPodCheck looks, inclusive at the boundary. */
 export const ORPHAN_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -24,11 +20,11 @@ export const ORPHAN_WINDOW_MS = 24 * 60 * 60 * 1000;
  * Event is read once (one Event API view), so each is counted once.
  */
 export const orphanPodCheck = defineCheck({
-  name: NAME,
+  name: 'OrphanPodCheck',
   codes: CODES,
   reads: { noMatchEvents: 'items' },
   probes: {},
-  judge({ state, now }) {
+  judge({ state, now }, emit) {
     const since = now.getTime() - ORPHAN_WINDOW_MS;
     return state.noMatchEvents
       .filter((e) => {

@@ -1,4 +1,4 @@
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { defineCheck, type CodeDeclaration } from './check.ts';
 import type { HttpResult, ServerProbes } from '../probes/results.ts';
 
 /**
@@ -60,14 +60,13 @@ export function defineRouteCheck<const N extends string, C extends string>(
   codes: { readonly [K in C]: CodeDeclaration },
   codeOf: Readonly<Record<RouteVerdict, C>>,
 ) {
-  const emit = emitterFor(name, codes);
   const field = route === '/policy' ? 'policy' : 'probe';
   return defineCheck({
     name,
     codes,
     reads: {},
     probes: { server: 'required' },
-    judge({ probes }) {
+    judge({ probes }, emit) {
       const base = httpBaseOf(probes.server);
       if (base === undefined) return [];
       const result = probes.server[field];

@@ -4,6 +4,7 @@ import type { DoctorPod } from '../cluster/pod-identity.ts';
 import type { ProbeResults } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
+import { emitterFor } from './check.ts';
 import type { Check, JudgeInput, ProbeDeclaration, ProbeName, ReadDeclaration, ReadMode } from './check.ts';
 
 /** Everything one run hands to its checks. */
@@ -83,7 +84,8 @@ function readFailedFinding(check: Check, failure: ReadFailed): Finding {
 
 /**
  * Runs one check: not at all when the run lacks what it requires, else its judge over its view of the
- * input, with the API001 guard of its `items` reads.
+ * input, with the emitter made from the check's own name and codes, and the API001 guard of its
+ * `items` reads.
  */
 export function runCheck(check: Check, input: CheckInput): Finding[] {
   if (!ready(check, input)) return [];
@@ -95,7 +97,7 @@ export function runCheck(check: Check, input: CheckInput): Finding[] {
     ...(input.self === undefined ? {} : { self: input.self }),
   } as JudgeInput<ReadDeclaration, ProbeDeclaration>;
   try {
-    return check.judge(view);
+    return check.judge(view, emitterFor(check.name, check.codes));
   } catch (err) {
     if (err instanceof ReadFailed) return [readFailedFinding(check, err)];
     throw err;

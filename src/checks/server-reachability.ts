@@ -1,7 +1,5 @@
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { defineCheck, type CodeDeclaration } from './check.ts';
 import type { ServerTransport } from '../probes/results.ts';
-
-const NAME = 'ServerReachability';
 
 const CODES = {
   SV001: {
@@ -17,8 +15,6 @@ const CODES = {
   SV003: { status: 'OK', meaning: 'The cache-plane server reports SERVING over gRPC.', hint: 'Nothing to do.' },
 } as const satisfies Record<string, CodeDeclaration>;
 
-const emit = emitterFor(NAME, CODES);
-
 /** Why no health call was made, by what the gRPC port turned out to speak. */
 const TRANSPORT_BLOCKS: Readonly<Record<ServerTransport['kind'], string>> = {
   'plaintext-port': 'the port speaks plaintext and TLS was asked for',
@@ -33,11 +29,11 @@ const TRANSPORT_BLOCKS: Readonly<Record<ServerTransport['kind'], string>> = {
  * server that could not be located (then with no resource, and no HTTP probe findings follow).
  */
 export const serverReachability = defineCheck({
-  name: NAME,
+  name: 'ServerReachability',
   codes: CODES,
   reads: {},
   probes: { server: 'required' },
-  judge({ probes }) {
+  judge({ probes }, emit) {
     const { location, health, transport } = probes.server;
     if (location.kind === 'failed') {
       return [

@@ -7,11 +7,9 @@
  * @module
  */
 
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import type { Finding } from '../report/finding.ts';
 import type { CertificateFacts, ServerTransport, TrustAnchor } from '../probes/results.ts';
-
-const NAME = 'ServerTLS';
 
 const CA_FLAGS = '--server-ca-file (the chart: serverTLS.enabled mounts ca.crt from the Secret inference-cache-server-tls)';
 
@@ -79,8 +77,6 @@ const CODES = {
   },
 } as const satisfies Record<string, CodeDeclaration>;
 
-const emit = emitterFor(NAME, CODES);
-
 /** A certificate closer to its NotAfter than this is a WARN (a failed renewal is an outage to come). */
 export const EXPIRY_WARNING_DAYS = 14;
 const DAY_MS = 86_400_000;
@@ -104,7 +100,7 @@ function daysUntil(iso: string, now: Date): number {
 }
 
 /** The validity findings of a certificate at `now`: not yet valid, expired, or close to its end. */
-function judgeDates(c: CertificateFacts, target: string, now: Date): Finding[] {
+function judgeDates(emit: EmitFor<typeof CODES>, c: CertificateFacts, target: string, now: Date): Finding[] {
   const cert = describeCertificate(c);
   if (now.getTime() < Date.parse(c.notBefore)) {
     return [emit('TL005', target, `the server's ${cert} is valid only from ${c.notBefore}; the doctor's clock says ${now.toISOString()}`)];
@@ -121,7 +117,7 @@ function judgeDates(c: CertificateFacts, target: string, now: Date): Finding[] {
 }
 
 /** The findings of a port that speaks TLS to a doctor that spoke TLS, in the order a client meets them. */
-function judgeTls(transport: Extract<ServerTransport, { kind: 'tls' }>, target: string, now: Date): Finding[] {
+function judgeTls(emit: EmitFor<typeof CODES>, transport: Extract<ServerTransport, { kind: 'tls' }>, target: string, now: Date): Finding[] {
   const { certificate, trust, refused, clientCertificateSent } = transport;
   const cert = describeCertificate(certificate);
   const findings: Finding[] = [];
@@ -162,7 +158,7 @@ function judgeTls(transport: Extract<ServerTransport, { kind: 'tls' }>, target: 
       break;
   }
   if (!transport.nameMatches) findings.push(emit('TL003', target, `the server's ${cert} does not carry the name ${transport.serverName}`));
-  findings.push(...judgeDates(certificate, target, now));
+  findings.push(...judgeDates(emit, certificate, target, now));
   if (trust.kind === 'verified' && !findings.some((f) => f.status === 'FAIL')) {
     findings.unshift(
       emit(
@@ -177,11 +173,11 @@ function judgeTls(transport: Extract<ServerTransport, { kind: 'tls' }>, target: 
 
 /** ServerTLS; see the module comment. A plaintext port probed in plaintext leaves it nothing to say. */
 export const serverTls = defineCheck({
-  name: NAME,
+  name: 'ServerTLS',
   codes: CODES,
   reads: {},
   probes: { server: 'required' },
-  judge({ probes, now }) {
+  judge({ probes, now }, emit) {
     const { location, transport } = probes.server;
     if (location.kind === 'failed' || transport === undefined) return [];
     const target = location.grpcTarget;
@@ -199,7 +195,7 @@ export const serverTls = defineCheck({
           : [emit('TL010', target, `the server refused the TLS handshake: ${refusal.error}`)];
       }
       case 'tls':
-        return judgeTls(transport, target, now);
+        return judgeTls(emit, transport, target, now);
     }
   },
 });

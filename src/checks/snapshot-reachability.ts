@@ -1,9 +1,7 @@
 import type { ServerProbes } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
-import { defineCheck, emitterFor, type CodeDeclaration } from './check.ts';
+import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { redirectNote } from './route-verdict.ts';
-
-const NAME = 'SnapshotReachability';
 
 const CODES = {
   SN001: {
@@ -29,8 +27,6 @@ const CODES = {
   },
 } as const satisfies Record<string, CodeDeclaration>;
 
-const emit = emitterFor(NAME, CODES);
-
 /** Size of the body cap, for messages: the probe reports the exact limit it applied. */
 function mib(bytes: number): string {
   return `${Math.round((bytes / (1024 * 1024)) * 100) / 100} MiB`;
@@ -43,18 +39,18 @@ function mib(bytes: number): string {
  * origin the token was withheld, so a 200 there is also SN003.
  */
 export const snapshotReachability = defineCheck({
-  name: NAME,
+  name: 'SnapshotReachability',
   codes: CODES,
   reads: {},
   probes: { server: 'required' },
-  judge({ probes }) {
+  judge({ probes }, emit) {
     const note = redirectNote(probes.server.snapshot);
-    return judgeSnapshot(probes.server).map((f) => (note === '' ? f : { ...f, message: `${f.message}${note}` }));
+    return judgeSnapshot(emit, probes.server).map((f) => (note === '' ? f : { ...f, message: `${f.message}${note}` }));
   },
 });
 
 /** The findings of GET /snapshot, before a redirect is noted in them. */
-function judgeSnapshot(server: ServerProbes): Finding[] {
+function judgeSnapshot(emit: EmitFor<typeof CODES>, server: ServerProbes): Finding[] {
   if (server.location.kind !== 'found') return [];
   const url = `${server.location.httpBase}/snapshot`;
   const result = server.snapshot;

@@ -1,13 +1,14 @@
 /**
  * The registry and the code table it derives: every code well-formed and produced by some table case,
- * upstream's codes with upstream's statuses (upstream-doctor.md R-0.4/R-0.5, written out here on their
+ * upstream's codes with upstream's statuses (docs/upstream.md R-0.4/R-0.5, written out here on their
  * own so that the declarations are checked against the spec), every finding agreeing with the table,
- * API001 declared wherever the runner may emit it, and no check reading what it did not declare.
+ * API001 declared wherever the runner may emit it, no check reading what it did not declare, and the
+ * emitter a judge is given making findings of its own check and codes only.
  */
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { API001 } from '../../../src/checks/api-read.ts';
-import { defineCheck, emitterFor, type Check } from '../../../src/checks/check.ts';
+import { defineCheck, type Check, type EmitFor } from '../../../src/checks/check.ts';
 import { codeTable } from '../../../src/checks/codes.ts';
 import { CHECKS, judge, planRun } from '../../../src/checks/registry.ts';
 import { runCheck } from '../../../src/checks/run.ts';
@@ -144,6 +145,38 @@ describe('the findings the checks make', () => {
   });
 });
 
+describe("a judge's emitter", () => {
+  const codes = {
+    XX001: { status: 'WARN', meaning: 'm', hint: 'h' },
+    XX002: { status: 'OK', meaning: 'm', hint: 'h' },
+  } as const;
+  const stamped = defineCheck({
+    name: 'Stamped',
+    codes,
+    reads: {},
+    probes: {},
+    judge: (_input, emit) => [emit('XX001', 'thing/a', 'one'), emit('XX002', undefined, 'two'), emit('XX001', '', 'three')],
+  });
+
+  it("stamps the check's own name and each code's declared status; an empty resource is left out", () => {
+    expect(runCheck(stamped, given({}))).toStrictEqual([
+      { code: 'XX001', status: 'WARN', check: 'Stamped', resource: 'thing/a', message: 'one' },
+      { code: 'XX002', status: 'OK', check: 'Stamped', message: 'two' },
+      { code: 'XX001', status: 'WARN', check: 'Stamped', message: 'three' },
+    ]);
+  });
+
+  it("type-checks only the check's declared codes, in its judge and in a helper typed from its codes", () => {
+    type JudgeEmit = Parameters<typeof stamped.judge>[1];
+    expectTypeOf<JudgeEmit>().parameter(0).toEqualTypeOf<'XX001' | 'XX002'>();
+    expectTypeOf<EmitFor<typeof codes>>().toEqualTypeOf<JudgeEmit>();
+    const _undeclared = (emit: JudgeEmit): Finding => {
+      // @ts-expect-error XX999 is not among the codes Stamped declares
+      return emit('XX999', undefined, 'never made: only the compiler reads this line');
+    };
+  });
+});
+
 describe('the API001 guard', () => {
   it('every check with an `items` read declares API001, the shared declaration', () => {
     for (const check of CHECKS as readonly Check[]) {
@@ -154,13 +187,12 @@ describe('the API001 guard', () => {
 
   it('reports a failed `items` read when the check first needs it, and not before', () => {
     const codes = { API001, XX001: { status: 'OK', meaning: 'm', hint: 'h' } } as const;
-    const emit = emitterFor('Lazy', codes);
     const lazy = defineCheck({
       name: 'Lazy',
       codes,
       reads: { cacheBackends: 'items', pods: 'items' },
       probes: {},
-      judge: ({ state }) => (state.cacheBackends.length === 0 ? [] : [emit('XX001', undefined, `${state.pods.length} pods`)]),
+      judge: ({ state }, emit) => (state.cacheBackends.length === 0 ? [] : [emit('XX001', undefined, `${state.pods.length} pods`)]),
     });
     const podsFailed = { ok: false, error: 'pods are forbidden' } as const;
     expect(runCheck(lazy, given({ pods: podsFailed }))).toEqual([]);
@@ -188,13 +220,12 @@ describe('the API001 guard', () => {
 describe('declared reads', () => {
   it('a check sees its declared reads and probes, and nothing else', () => {
     const codes = { XX001: { status: 'OK', meaning: 'm', hint: 'h' } } as const;
-    const emit = emitterFor('Sneaky', codes);
     const sneaky = defineCheck({
       name: 'Sneaky',
       codes,
       reads: { cacheBackends: 'items', nodes: 'optional' },
       probes: { dials: 'optional' },
-      judge: ({ state, probes }) => {
+      judge: ({ state, probes }, emit) => {
         const all = state as unknown as Record<string, unknown>;
         const seen = [
           ...Object.keys(state),

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KubeApi } from '../../../src/cluster/api.ts';
 import { gatherClusterState } from '../../../src/cluster/gather.ts';
 import type { ClusterState, Read, ReadName } from '../../../src/cluster/state.ts';
-import { defineCheck, emitterFor } from '../../../src/checks/check.ts';
+import { defineCheck } from '../../../src/checks/check.ts';
 import { API001 } from '../../../src/checks/api-read.ts';
 import { DECLARATIONS, planRun } from '../../../src/checks/registry.ts';
 import { runCheck } from '../../../src/checks/run.ts';
@@ -109,13 +109,12 @@ describe('the install’s pods', () => {
 
 describe('a check that declares every pod', () => {
   const codes = { API001, XX001: { status: 'INFO', meaning: 'm', hint: 'h' } } as const;
-  const emit = emitterFor('EveryPod', codes);
   const everyPod = defineCheck({
     name: 'EveryPod',
     codes,
     reads: { pods: 'items' },
     probes: {},
-    judge: ({ state }) => state.pods.map((p) => emit('XX001', `pod/${p.namespace}/${p.name}`, 'seen')),
+    judge: ({ state }, emit) => state.pods.map((p) => emit('XX001', `pod/${p.namespace}/${p.name}`, 'seen')),
   });
 
   it('is planned with the real checks and sees the pods no CacheBackend selects', async () => {
