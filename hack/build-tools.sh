@@ -5,7 +5,7 @@
 #   ${XDG_CACHE_HOME:-$HOME/.cache}/inferencecache-doctor/bin/<component>-<version>/
 # Versions are pinned in hack/versions.env. Idempotent: existing binaries are skipped.
 #
-# Usage: hack/build-controlplane.sh [component...]
+# Usage: hack/build-tools.sh [component...]
 #   components: etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node (default: all)
 #               node = kube-scheduler kube-proxy kubectl kubelet coredns kube-router pause (the real node of
 #               `npm run cluster:up -- --node`; each can be named alone too)
@@ -19,7 +19,7 @@ export GOFLAGS=-mod=mod
 # Never fetch a Go toolchain: build with the locally installed go.
 export GOTOOLCHAIN=local
 
-log() { echo "[build-controlplane] $*" >&2; }
+log() { echo "[build-tools] $*" >&2; }
 
 command -v go >/dev/null || { log "go not found on PATH"; exit 1; }
 
@@ -64,7 +64,7 @@ build_etcd() {
   local work="${CP_WORK_ROOT}/etcd-${ETCD_VERSION}"
   init_module "$work" inferencecache-doctor.local/etcd
   cat > "$work/main.go" <<'GO'
-// Command etcd is a thin wrapper around etcdmain, built by hack/build-controlplane.sh.
+// Command etcd is a thin wrapper around etcdmain, built by hack/build-tools.sh.
 package main
 
 import (
@@ -136,7 +136,7 @@ build_coredns() {
   local work="${CP_WORK_ROOT}/coredns-${COREDNS_VERSION}"
   init_module "$work" inferencecache-doctor.local/coredns
   cat > "$work/main.go" <<'GO'
-// Command coredns is CoreDNS with the plugins the test cluster uses, built by hack/build-controlplane.sh.
+// Command coredns is CoreDNS with the plugins the test cluster uses, built by hack/build-tools.sh.
 package main
 
 import (

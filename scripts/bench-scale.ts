@@ -1,4 +1,4 @@
-// `npm run bench:scale`: the doctor against the scale scenario of DESIGN §8, side by side with a bare
+// `npm run bench:scale`: the doctor against the scale scenario of docs/architecture.md#bars, side by side with a bare
 // floor (the same list calls, paginated and parsed, nothing else), in a control plane of its own.
 //
 //   npm run bench:scale                      # a tenth of the scenario, then the full one, 3 rounds each
@@ -9,7 +9,7 @@
 // forwarder in front of it). The floor, the doctor with `-o json` and `-o human` as the image runs it
 // (with the Node flags of scripts/bundle/node-flags.ts), and `-o json` under a bare `node` (as from a
 // workstation) run interleaved, round by round; the figures are medians, each also as a ratio to the
-// floor's. Then it says which of issue 12's bars the full size meets.
+// floor's. Then it says which of the bars of docs/architecture.md#bars the full size meets.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
@@ -33,7 +33,7 @@ const JSON_RUN = 'doctor -o json';
 const HUMAN_RUN = 'doctor -o human';
 const BARE_RUN = 'json, bare node';
 
-/** Issue 12's bars at full size, for the runs as the image makes them: met or missed, with the figure. */
+/** The bars at full size (docs/architecture.md#bars), for the runs as the image makes them: met or missed, with the figure. */
 function bars(rows: readonly [string, Figures][]): string[] {
   const of = (name: string) => rows.find(([n]) => n === name)?.[1];
   const floor = of('floor');
@@ -214,7 +214,7 @@ async function main(): Promise<void> {
   const rounds = Number(argValue('--rounds', '3'));
   ensureBundle();
   if (missingBinaries(resolveBinaries()).length > 0)
-    throw new Error('etcd and kube-apiserver are missing: run `npm run controlplane:build` first');
+    throw new Error('etcd and kube-apiserver are missing: run `npm run tools:build` first');
   const sizes: [string, ScaleSize][] = [
     ['a tenth', scaled(0.1)],
     ['full', FULL],

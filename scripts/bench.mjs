@@ -1,6 +1,6 @@
 // Start-up figures of the built bundle, the way the image runs it: its size, and the median wall time of
 // `inferencecache --version` and `--help` over 20 runs each (after one warm-up) with this Node, from an
-// empty folder, beside a bare `node -e ''` for the floor. The bar (issue 12) is 100 ms median for
+// empty folder, beside a bare `node -e ''` for the floor. The bar (docs/architecture.md#bars) is 100 ms median for
 // both. Run `npm run build` first.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';

@@ -133,7 +133,7 @@ async function main(): Promise<number> {
   }
   if (missingBinaries(resolveBinaries()).length > 0) {
     step('building etcd and kube-apiserver from Go modules (first run only; several minutes)');
-    runOrExit('bash', ['hack/build-controlplane.sh', 'etcd', 'kube-apiserver']);
+    runOrExit('bash', ['hack/build-tools.sh', 'etcd', 'kube-apiserver']);
   }
   step('starting etcd and kube-apiserver');
   const cp = await startControlPlane();

@@ -1,5 +1,5 @@
 // Local Kubernetes control plane for integration tests: etcd + kube-apiserver
-// (+ optional kube-controller-manager) built from Go modules by hack/build-controlplane.sh.
+// (+ optional kube-controller-manager) built from Go modules by hack/build-tools.sh.
 //
 // Erasable TypeScript only (runs under Node 24 type stripping as well as vitest).
 import { spawn } from 'node:child_process';
@@ -366,7 +366,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const withKcm = opts.startControllerManager === true;
   const missing = missingBinaries(bins, withKcm);
   if (missing.length > 0) {
-    throw new Error(`control-plane binaries missing (${missing.join(', ')}); run hack/build-controlplane.sh`);
+    throw new Error(`control-plane binaries missing (${missing.join(', ')}); run hack/build-tools.sh`);
   }
   const detached = opts.detached === true;
   const readyTimeoutMs = opts.readyTimeoutMs ?? 60_000;

@@ -1,7 +1,7 @@
-// A healthy inference-cache install in the test control plane, for the demo, the integration suite and
-// `cluster:up --full`: the CRDs, the install fixtures, the reference cache-plane server authenticating
-// with TokenReview as the server's own ServiceAccount, and one workload namespace in which every check
-// the doctor runs comes out OK.
+// The sample install on a control plane without a node, for the demo and the integration suite: the
+// CRDs, the install's manifests, the reference cache-plane server as a local process authenticating with
+// TokenReview as the server's own ServiceAccount, and one workload namespace in which every check the
+// doctor runs comes out OK. (On the real node the same install runs as pods: node/sample-install-pods.ts.)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';

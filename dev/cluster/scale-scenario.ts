@@ -1,4 +1,4 @@
-// The scale scenario of DESIGN §8 (2,000 CacheBackends in 50 namespaces, 20,000 pods of which half are
+// The scale scenario of docs/architecture.md#bars (2,000 CacheBackends in 50 namespaces, 20,000 pods of which half are
 // engine pods, 2,000 CacheTenants, 60 CachePolicies, 20,000 Events), or a fraction of it, built in a
 // test control plane with many requests in flight. What it builds is regular, so the findings a run
 // must make can be counted from the parameters alone (`expectedCounts`).
@@ -16,7 +16,7 @@ export interface ScaleSize {
   readonly events: number;
 }
 
-/** DESIGN §8's scenario. */
+/** The scenario of docs/architecture.md#bars. */
 export const FULL: ScaleSize = { namespaces: 50, backends: 2_000, pods: 20_000, tenants: 2_000, policies: 60, events: 20_000 };
 
 /** The same scenario at `fraction` of its size (at least one of each). */

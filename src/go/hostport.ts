@@ -1,7 +1,7 @@
 /**
  * `host:port` splitting and joining with the rules of Go's `net.SplitHostPort` / `net.JoinHostPort`,
  * which is what the upstream doctor used for `--server-endpoint` and for the CacheBackend dial
- * (upstream-doctor.md R-4.2, R-4.3, R-6.1).
+ * (docs/upstream.md R-4.2, R-4.3, R-6.1).
  *
  * @module
  */

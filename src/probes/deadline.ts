@@ -1,5 +1,5 @@
 /**
- * Per-probe time budgets. Every probe gets its own budget inside the run-wide deadline (DESIGN §7.2),
+ * Per-probe time budgets. Every probe gets its own budget inside the run-wide deadline (docs/deviations.md#dev-2),
  * so one black-holed endpoint cannot eat the time of everything after it. A budget ends either when
  * its own time is up or when the overall signal aborts, whichever comes first, and can say why in
  * one line.

@@ -1,5 +1,5 @@
 /**
- * The gRPC health probe (upstream-doctor.md §5): one unary call of `grpc.health.v1.Health/Check` with
+ * The gRPC health probe (docs/upstream.md §5): one unary call of `grpc.health.v1.Health/Check` with
  * service `""`, under this probe's own deadline, in plaintext as upstream or over TLS when the port
  * speaks it (`server-transport.ts` decides which).
  *

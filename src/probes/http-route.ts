@@ -1,11 +1,11 @@
 /**
- * The HTTP probes of the controller-facing listener (upstream-doctor.md §2.2, §2.3): GET /snapshot
+ * The HTTP probes of the controller-facing listener (docs/upstream.md §2.2, §2.3): GET /snapshot
  * with the doctor's bearer token, and HEAD /policy and HEAD /probe without one.
  *
  * Behaves like Go's default HTTP client where it matters to the checks: redirects are followed (the
  * tenth redirect answer is an error), `Accept-Encoding: gzip` is sent on GET and a gzip body is
  * inflated, and HTTP_PROXY/HTTPS_PROXY/NO_PROXY are honoured except for localhost and loopback
- * addresses. Deliberate deviations: a body over the cap is reported as too large (DESIGN §7.7); the
+ * addresses. Deliberate deviations: a body over the cap is reported as too large (docs/deviations.md#dev-7); the
  * Authorization header goes only to the exact origin (scheme, host and port) it was meant for, where Go
  * keeps it for any port of the same host and its subdomains; and every redirect followed is recorded,
  * so that the findings say where the answer really came from.

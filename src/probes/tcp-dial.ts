@@ -1,5 +1,5 @@
 /**
- * TCP reachability of a CacheBackend's published endpoint (upstream-doctor.md §6): one connect, closed
+ * TCP reachability of a CacheBackend's published endpoint (docs/upstream.md §6): one connect, closed
  * again as soon as it succeeds. Nothing is sent.
  *
  * @module

@@ -1,5 +1,5 @@
 // Smoke test of the local control plane (dev/cluster/controlplane.ts). Skipped when the binaries are not
-// built (run hack/build-controlplane.sh); fails under CI=true in that case (see global-setup.ts).
+// built (run hack/build-tools.sh); fails under CI=true in that case (see global-setup.ts).
 import * as fs from 'node:fs';
 import { ApiException, AuthenticationV1Api, CoreV1Api, KubeConfig, VersionApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, inject, it } from 'vitest';

@@ -249,7 +249,7 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
       ]);
       expect(report.findings.find((f) => f.code === 'EP003')?.message).toContain('["alpha" "beta"]');
     });
-    it('counts each NoMatchingCacheBackend Event once, within 24 hours (deviation 3)', () => {
+    it('counts each NoMatchingCacheBackend Event once, within 24 hours (docs/deviations.md#dev-3)', () => {
       expect(pairs(report, (f) => f.code === 'OP001')).toEqual([
         ['OP001', `pod/${ns}/orphan`],
         ['OP001', `pod/${ns}/orphan`],
@@ -350,7 +350,7 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
     });
   });
 
-  describe('namespace scope (deviation 6)', () => {
+  describe('namespace scope (docs/deviations.md#dev-6)', () => {
     it('reports a --namespace that does not exist', async () => {
       const { report, code } = await run(doctor, ['-n', 'no-such-namespace', '--config-only']);
       expect(code).toBe(2);
@@ -387,7 +387,7 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
     });
   });
 
-  describe('probes with their own deadlines (deviation 2)', () => {
+  describe('probes with their own deadlines (docs/deviations.md#dev-2)', () => {
     it('a black-holed server costs the probe budget, not the Kubernetes reads', async () => {
       const hole = createServer(() => undefined);
       await new Promise<void>((r) => hole.listen(0, '127.0.0.1', r));
@@ -409,7 +409,7 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
   });
 
   describe('what the doctor asks of the API server', () => {
-    it('reads each collection once per run and never writes (deviation 10)', async () => {
+    it('reads each collection once per run and never writes (docs/deviations.md#dev-10)', async () => {
       const ns = uniqueName('reads');
       await createNamespace(kc, ns);
       for (let i = 0; i < 5; i++) {

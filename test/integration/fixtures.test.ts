@@ -487,7 +487,7 @@ describe.skipIf(!kubeconfig)(`fixtures ${kubeconfig ? '' : `(skipped: ${inject('
           }
         });
 
-        // Paths the doctor reads (upstream-doctor.md sections 2.4-2.8 and 10).
+        // Paths the doctor reads (docs/upstream.md §2.4-§2.8 and §10).
         const BACKEND_READS = [
           'spec.engineSelector',
           'spec.engineSelector.matchLabels',

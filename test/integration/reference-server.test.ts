@@ -1,5 +1,5 @@
 // The reference cache-plane server (dev/cluster/reference-server/) against the real test control
-// plane: every row of the :8081 decision table (upstream-doctor.md) with real TokenRequest
+// plane: every row of the :8081 decision table (docs/upstream.md) with real TokenRequest
 // tokens and real TokenReviews, the cache rules, insecure mode, every fault
 // switch, the gRPC health modes, and the CLI wrapper as a process.
 import { spawn, type ChildProcess } from 'node:child_process';

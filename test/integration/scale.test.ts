@@ -1,4 +1,4 @@
-// A tenth of the scale scenario (DESIGN §8) in a control plane of its own: the report holds exactly
+// A tenth of the scale scenario (docs/architecture.md#bars) in a control plane of its own: the report holds exactly
 // the findings the scenario implies, code by code, and the doctor asks the API server for each page of
 // each collection once, and the run, as the image runs it, stays under a memory bound with room to
 // spare. (Time, and memory at full size, are the benchmark's business: `npm run bench:scale`.)
@@ -25,7 +25,7 @@ const SIZE = scaled(0.1);
  * The most peak RSS a run of a tenth of the scenario may take, as the image runs it. Measured at 93
  * to 99 MiB (docs/performance.md), of which about 78 MiB is Node and the loaded program, the same in
  * every run: the bound leaves a sixth to spare, and still fails a run that holds whole pages or whole
- * objects again (118 to 148 MiB at this size before issue 12).
+ * objects again (118 to 148 MiB at this size when it did).
  */
 const TENTH_PEAK_RSS_MIB = 115;
 

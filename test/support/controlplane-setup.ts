@@ -24,7 +24,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   const bins = resolveBinaries();
   const missing = missingBinaries(bins, withKcm);
   if (missing.length > 0) {
-    const msg = `control-plane binaries not built (missing: ${missing.join(', ')}); run hack/build-controlplane.sh`;
+    const msg = `control-plane binaries not built (missing: ${missing.join(', ')}); run hack/build-tools.sh`;
     if (process.env['CI'] === 'true') throw new Error(msg);
     console.warn(`[controlplane] ${msg} — integration suites will be skipped`);
     project.provide('kubeconfig', '');

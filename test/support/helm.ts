@@ -1,4 +1,4 @@
-// Helm for the chart tests: the pinned Helm 3 and Helm 4 binaries (built by hack/build-controlplane.sh,
+// Helm for the chart tests: the pinned Helm 3 and Helm 4 binaries (built by hack/build-tools.sh,
 // located by hack/bin-dir.sh), `helm template` and `helm lint` on chart/, and the rendered manifests
 // parsed with the yaml package. Suites skip when the binaries are missing, except under CI=true.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -49,7 +49,7 @@ export function helmBinaries(): readonly HelmBinary[] {
   const env = binDirEnv();
   const one = (name: HelmBinary['name'], key: string): HelmBinary => {
     const bin = env[key] ?? '';
-    const missing = bin !== '' && isExecutable(bin) ? '' : `${name} not built at ${bin || `$${key}`}; run hack/build-controlplane.sh`;
+    const missing = bin !== '' && isExecutable(bin) ? '' : `${name} not built at ${bin || `$${key}`}; run hack/build-tools.sh`;
     return { name, bin, missing };
   };
   return [one('Helm 3', 'HELM3_BIN'), one('Helm 4', 'HELM4_BIN')];

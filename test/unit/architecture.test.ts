@@ -1,4 +1,4 @@
-// The house rules of DESIGN §3 that a reader of src/ can check: data flows one way (no layer imports a
+// The house rules of docs/architecture.md#house that a reader of src/ can check: data flows one way (no layer imports a
 // layer above it, and peers do not import each other), only main.ts touches `process`, and nothing
 // runs at import time that reads the filesystem or the environment.
 import { readFileSync, readdirSync } from 'node:fs';

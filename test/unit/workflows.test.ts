@@ -1,5 +1,5 @@
 // The release workflow cannot run here (no registry, no GitHub): actionlint, built from its Go module by
-// hack/build-controlplane.sh, checks its syntax, expressions and action inputs, and the test checks
+// hack/build-tools.sh, checks its syntax, expressions and action inputs, and the test checks
 // that it does what a release must (multi-arch push, digest output, keyless signing, SBOM, the chart
 // packaged with the digest).
 import { spawnSync } from 'node:child_process';
@@ -13,7 +13,7 @@ import { PROJECT_ROOT } from '../../dev/paths.ts';
 
 const WORKFLOW = join(PROJECT_ROOT, '.github/workflows/release.yml');
 const ACTIONLINT = resolveBinaries().actionlint;
-const missing = existsSync(ACTIONLINT) ? '' : `${ACTIONLINT} is missing; run npm run controlplane:build`;
+const missing = existsSync(ACTIONLINT) ? '' : `${ACTIONLINT} is missing; run npm run tools:build`;
 if (missing !== '' && process.env['CI'] === 'true') throw new Error(`actionlint must run under CI: ${missing}`);
 
 function actionlint(text: string): { code: number | null; output: string } {

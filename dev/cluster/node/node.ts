@@ -49,7 +49,7 @@ import {
 import { buildNodeImages } from '../images.ts';
 import { startKubelet } from './kubelet.ts';
 
-/** The node's programs, where hack/build-controlplane.sh puts them. */
+/** The node's programs, where hack/build-tools.sh puts them. */
 export interface NodeBinaries {
   readonly kubeScheduler: string;
   readonly kubeProxy: string;
@@ -160,7 +160,7 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
   const detached = opts.detached === true;
   const missing = missingForNode();
   if (missing.length > 0)
-    throw new Error(`the real node needs: ${missing.join(', ')} (hack/build-controlplane.sh node; .ci/run installs the packages)`);
+    throw new Error(`the real node needs: ${missing.join(', ')} (hack/build-tools.sh node; .ci/run installs the packages)`);
   const bins = nodeBinaries();
   // Short: unix socket paths under it must stay within 108 bytes.
   const dir = mkdtempSync(join(tmpdir(), 'icd-node-'));

@@ -1,6 +1,6 @@
 /**
  * Bearer-token authentication of the reference server's controller-facing routes, written from
- * upstream-doctor.md §9.1 (R-9.1.2 … R-9.1.4): one authenticator per route, each with its own
+ * docs/upstream.md §9.1 (R-9.1.2 … R-9.1.4): one authenticator per route, each with its own
  * audience, its own cache of admitted tokens and its own counters.
  *
  * Test support only; never shipped.

@@ -1,6 +1,6 @@
 /**
  * The reference server's gRPC listener: the standard `grpc.health.v1.Health` service with a
- * switchable status for service `""` (upstream-doctor.md §5, R-5.4). `Watch` is declared but not
+ * switchable status for service `""` (docs/upstream.md §5, R-5.4). `Watch` is declared but not
  * implemented (grpc-js answers UNIMPLEMENTED for it). Plaintext by default; with {@link GrpcTls} it
  * serves TLS only, optionally requiring client certificates, as the upstream server does when given
  * `--tls-cert-file` and `--tls-key-file`.

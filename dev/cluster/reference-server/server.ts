@@ -1,5 +1,5 @@
 /**
- * A reference cache-plane server for tests and the demo, written from upstream-doctor.md §9.1 and §5:
+ * A reference cache-plane server for tests and the demo, written from docs/upstream.md §9.1 and §5:
  *
  * - gRPC, plaintext or (with `tls`) TLS only, optionally requiring client certificates:
  *   `grpc.health.v1.Health/Check`, service `""` switchable between the four serving statuses,

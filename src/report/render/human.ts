@@ -30,7 +30,7 @@ const COLOR: Readonly<Record<Status, string>> = {
 };
 
 /**
- * The human report (upstream-doctor.md R-8.1): a header, one section per status present (FAIL, WARN,
+ * The human report (docs/upstream.md R-8.1): a header, one section per status present (FAIL, WARN,
  * INFO, OK; findings in emission order within a section), then the summary line, preceded by a line
  * that says why when the run is incomplete. Resources and messages are escaped text. With `color`,
  * the header and summary are bold, section labels bold and coloured, and each finding's tag (label

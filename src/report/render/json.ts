@@ -47,7 +47,7 @@ function* arrayPieces<T>(items: readonly T[], element: (item: T, depth: string) 
 }
 
 /**
- * The JSON report (upstream-doctor.md R-8.2): `summary` {ok, info, warn, fail, exitCode} then
+ * The JSON report (docs/upstream.md R-8.2): `summary` {ok, info, warn, fail, exitCode} then
  * `findings` [{code, status, check, resource, message}] in emission order, `resource` omitted when
  * empty, two-space indentation, Go's HTML-safe string escaping, one trailing newline. Our additions,
  * each present only when it applies: `summary.incomplete` (why the run stopped early),

@@ -6,7 +6,7 @@ const PADDING = 2;
 const HEADER = ['STATUS', 'CODE', 'CHECK', 'RESOURCE', 'MESSAGE'] as const;
 
 /**
- * The table report (upstream-doctor.md R-8.3): a header and one row per finding in emission order
+ * The table report (docs/upstream.md R-8.3): a header and one row per finding in emission order
  * (not grouped). Resource is `-` when empty; the message has every whitespace run collapsed to one
  * space and is trimmed (`render` does that with Go's `strings.Fields` before escaping). Every column
  * but the last is left-aligned and padded to its widest cell + 2, widths counted in code points (as

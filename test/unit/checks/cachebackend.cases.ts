@@ -1,4 +1,4 @@
-/** CacheBackendHealth (CB): upstream-doctor.md, Deviations 4 and 10. */
+/** CacheBackendHealth (CB): docs/upstream.md, docs/deviations.md#dev-4 and #dev-10. */
 import { cacheBackendHealth } from '../../../src/checks/cachebackend-health.ts';
 import type { CacheBackend, Pod } from '../../../src/cluster/state.ts';
 import type { ProbeResults } from '../../../src/probes/results.ts';
@@ -406,7 +406,7 @@ export const cacheBackendCases: readonly Case[] = [
     expected: [['CB006', R, ['endpoint reachable']]],
   },
   {
-    name: 'legacy status.endpoint: dial failure names that field (Deviation 4)',
+    name: 'legacy status.endpoint: dial failure names that field (docs/deviations.md#dev-4)',
     input: one(healthy({ endpoint: { value: 'old-redis:6379', field: 'status.endpoint' } }), {
       dials: dials({ 'old-redis:6379': { ok: false, error: 'i/o timeout' } }),
     }),

@@ -1,4 +1,4 @@
-/** CachePolicyCoverage (CP): upstream-doctor.md. */
+/** CachePolicyCoverage (CP): docs/upstream.md. */
 import { cachePolicyCoverage } from '../../../src/checks/cachepolicy-coverage.ts';
 import type { CachePolicy } from '../../../src/cluster/state.ts';
 import { backend, failed, given, ok, policy, type Case, type CheckTable } from './fixtures.ts';

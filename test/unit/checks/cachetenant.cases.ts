@@ -1,4 +1,4 @@
-/** CacheTenantHealth (CT): upstream-doctor.md. */
+/** CacheTenantHealth (CT): docs/upstream.md. */
 import { cacheTenantHealth } from '../../../src/checks/cachetenant-health.ts';
 import type { CacheTenant } from '../../../src/cluster/state.ts';
 import { cond, failed, given, ok, tenant, type Case, type CheckTable } from './fixtures.ts';

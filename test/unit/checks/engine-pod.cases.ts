@@ -1,4 +1,4 @@
-/** EnginePodInjectionAudit (EP): upstream-doctor.md, Deviation 3 (one normalised Event list). */
+/** EnginePodInjectionAudit (EP): docs/upstream.md, docs/deviations.md#dev-3 (one normalised Event list). */
 import { enginePodInjectionAudit } from '../../../src/checks/engine-pod-injection.ts';
 import type { CacheBackend, EventRecord, Pod } from '../../../src/cluster/state.ts';
 import { backend, event, failed, given, injectedEvent, ok, pod, type Case, type CheckTable } from './fixtures.ts';
@@ -35,7 +35,7 @@ export const enginePodCases: readonly Case[] = [
         engine('uninj'),
         pod('other', { labels: { app: 'web' } }),
       ],
-      // both Event APIs arrive as normalised records of the one list (Deviation 3)
+      // both Event APIs arrive as normalised records of the one list (docs/deviations.md#dev-3)
       [injectedEvent('inj-evt-uid', { name: 'inj-evt' }), injectedEvent('inj-evt-v1-uid', { name: 'inj-evt-v1' })],
     ),
     expected: [

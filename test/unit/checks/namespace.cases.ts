@@ -1,4 +1,4 @@
-/** NamespaceScope (NS): Deviation 6 (upstream B-8). */
+/** NamespaceScope (NS): docs/deviations.md#dev-6 (upstream B-8). */
 import { namespaceScope } from '../../../src/checks/namespace-scope.ts';
 import { given, type Case, type CheckTable } from './fixtures.ts';
 

@@ -1,4 +1,4 @@
-/** OrphanPodCheck (OP): upstream-doctor.md, Deviation 3 (each Event counted once). */
+/** OrphanPodCheck (OP): docs/upstream.md, docs/deviations.md#dev-3 (each Event counted once). */
 import { orphanPodCheck } from '../../../src/checks/orphan-pods.ts';
 import type { EventRecord } from '../../../src/cluster/state.ts';
 import { HOUR, MINUTE, ago, event, failed, given, ok, type Case, type CheckTable } from './fixtures.ts';

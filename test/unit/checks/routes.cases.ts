@@ -1,4 +1,4 @@
-/** PolicyReachability (PL) and ProbeReachability (PB): upstream-doctor.md. */
+/** PolicyReachability (PL) and ProbeReachability (PB): docs/upstream.md. */
 import { policyReachability } from '../../../src/checks/policy-reachability.ts';
 import { probeReachability } from '../../../src/checks/probe-reachability.ts';
 import type { Code } from '../../../src/checks/registry.ts';

@@ -1,4 +1,4 @@
-/** ServerReachability (SV): upstream-doctor.md. */
+/** ServerReachability (SV): docs/upstream.md. */
 import { serverReachability } from '../../../src/checks/server-reachability.ts';
 import type { HealthStatus } from '../../../src/probes/results.ts';
 import { GRPC_TARGET, input, omit, server, type Case, type CheckTable } from './fixtures.ts';

@@ -1,4 +1,4 @@
-/** SnapshotReachability (SN): upstream-doctor.md, Deviation 7 (too-large body). */
+/** SnapshotReachability (SN): docs/upstream.md, docs/deviations.md#dev-7 (too-large body). */
 import { snapshotReachability } from '../../../src/checks/snapshot-reachability.ts';
 import { HTTP_BASE, input, omit, response, server, type Case, type CheckTable } from './fixtures.ts';
 
@@ -89,7 +89,7 @@ export const snapshotCases: readonly Case[] = [
     expected: [['SN002', URL, ['unexpected EOF']]],
   },
   {
-    name: '200 too large (8 MiB cap) → SN002 naming the cap, not "not JSON" (Deviation 7)',
+    name: '200 too large (8 MiB cap) → SN002 naming the cap, not "not JSON" (docs/deviations.md#dev-7)',
     input: input({ probes: { server: server({ snapshot: response(200, { kind: 'too-large', limitBytes: 8 * 1024 * 1024 }) }) } }),
     expected: [['SN002', URL, [/8 MiB|8388608/], [NOT_JSON]]],
   },

@@ -24,7 +24,7 @@ function pod(files: { controller?: string; serviceAccount?: string; [other: stri
 }
 
 describe('the /snapshot bearer token', () => {
-  it('defaults to the controller-audience token when it is mounted (deviation 5)', async () => {
+  it('defaults to the controller-audience token when it is mounted (docs/deviations.md#dev-5)', async () => {
     expect(await readBearerToken(undefined, pod({ controller: 'controller\n', serviceAccount: 'serviceaccount' }).files)).toEqual({
       token: 'controller',
     });

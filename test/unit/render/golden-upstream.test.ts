@@ -1,5 +1,5 @@
 /**
- * Parity with the upstream renderer: the synthetic report of upstream-doctor.md §8.4 must render
+ * Parity with the upstream renderer: the synthetic report of docs/upstream.md §8.4 must render
  * byte for byte as upstream's golden files (JSON: semantically). The files are read from the shared
  * reference folder next to the project, never copied into it. Without that folder the test is
  * skipped, except under CI=true, where a missing folder is a failure.
