@@ -24,7 +24,8 @@ import type {
   ReadName,
   ServiceAccount,
 } from './state.ts';
-import { obj, stringMap, suppressAnnotation } from './wire.ts';
+import { suppressAnnotation } from './suppress-annotation.ts';
+import { obj, stringMap } from './wire.ts';
 
 /** What one run reads: derived from the checks it runs (`checks/registry.ts`), never chosen by hand. */
 export interface GatherPlan {

@@ -10,7 +10,8 @@ import { INSTALL_ANNOTATION_PREFIX } from './install.ts';
 import { projectPodFacts } from './project-pod-facts.ts';
 import type { PodRead } from './pod-views.ts';
 import type { CacheBackend, CachePolicy, CacheTenant, Condition, EventRecord, NamespaceRecord, Pod } from './state.ts';
-import { obj, objectRef as refOf, optInt, optStr, str, stringMap, suppressAnnotation, type WireObject } from './wire.ts';
+import { suppressAnnotation } from './suppress-annotation.ts';
+import { obj, objectRef as refOf, optInt, optStr, str, stringMap, type WireObject } from './wire.ts';
 
 function conditionsOf(status: WireObject | undefined): Condition[] {
   const list = status?.['conditions'];

@@ -73,21 +73,3 @@ export function objectRef(raw: unknown): { namespace: string; name: string; uid:
   const meta = obj(obj(raw)?.['metadata']);
   return { namespace: str(meta?.['namespace']), name: str(meta?.['name']), uid: str(meta?.['uid']) };
 }
-
-/** The doctor's suppression annotation of an object: the codes it lists, and the reason beside them. */
-export const SUPPRESS_ANNOTATION = 'inferencecache.io/doctor-suppress';
-/** Why the object's findings are suppressed, in the operator's words. */
-export const SUPPRESS_REASON_ANNOTATION = 'inferencecache.io/doctor-suppress-reason';
-
-/** The suppression annotation of an object's `metadata`, or undefined when it has none. */
-export function suppressAnnotation(raw: unknown): { codes: string; reason?: string } | undefined {
-  return suppressAnnotationIn(obj(obj(obj(raw)?.['metadata'])?.['annotations']));
-}
-
-/** The suppression annotation among `annotations` (as read, or as a projection kept them), if any. */
-export function suppressAnnotationIn(annotations: WireObject | undefined): { codes: string; reason?: string } | undefined {
-  const codes = optStr(annotations?.[SUPPRESS_ANNOTATION]);
-  if (codes === undefined) return undefined;
-  const reason = optStr(annotations?.[SUPPRESS_REASON_ANNOTATION]);
-  return reason === undefined ? { codes } : { codes, reason };
-}

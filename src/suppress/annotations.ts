@@ -1,5 +1,5 @@
 import type { ClusterState, SuppressAnnotation } from '../cluster/state.ts';
-import { SUPPRESS_ANNOTATION, suppressAnnotationIn } from '../cluster/wire.ts';
+import { SUPPRESS_ANNOTATION, suppressAnnotationIn } from '../cluster/suppress-annotation.ts';
 import type { RuleScope, SuppressionRule } from './rule.ts';
 
 /** The codes an annotation lists: separated by commas or white space, empty entries dropped. */

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { ApiException, AuthenticationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { pollUntil } from '../../dev/poll.ts';
 import { HEALTH_CHECK_PATH, checkGrpcHealth, decodeHealthCheckResponse, encodeHealthCheckRequest } from '../../src/probes/grpc-health.ts';
 import { uniqueName } from '../../dev/cluster/objects.ts';
 import { applyObjects, createNamespace, loadManifests, retarget } from '../../dev/cluster/manifests.ts';
@@ -114,15 +115,15 @@ describe.skipIf(kubeconfig === '')(`reference cache-plane server against the tes
     const asServer = new KubeConfig();
     asServer.loadFromFile(serverKubeconfig);
     const reviews = asServer.makeApiClient(AuthenticationV1Api);
-    for (const deadline = Date.now() + 15_000; ;) {
+    await pollUntil('the server may create TokenReviews', { timeoutMs: 15_000, intervalMs: 100 }, async () => {
       try {
         await reviews.createTokenReview({ body: { spec: { token: controllerToken, audiences: [CONTROLLER_AUD] } } });
-        break;
+        return true;
       } catch (err) {
-        if (!(err instanceof ApiException && err.code === 403) || Date.now() > deadline) throw err;
-        await new Promise((r) => setTimeout(r, 100));
+        if (err instanceof ApiException && err.code === 403) return 'forbidden yet';
+        throw err;
       }
-    }
+    });
   });
 
   describe('decision table (R-9.1.3)', () => {

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync 
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pollUntil } from '../../../dev/poll.ts';
 
 /** A running podman API service, for `DOCKER_HOST`. */
 export interface PodmanService {
@@ -63,11 +64,16 @@ export async function startPodmanService(archive: string): Promise<PodmanService
   podman(['load', '-i', archive]);
   const socket = join(dir, 'podman.sock');
   const service: ChildProcess = spawn('podman', ['system', 'service', '--time', '0', `unix://${socket}`], { env, stdio: 'ignore' });
-  for (let i = 0; i < 100 && !(existsSync(socket) && (await ping(socket))); i++) await new Promise((r) => setTimeout(r, 100));
-  if (!(await ping(socket))) {
+  try {
+    await pollUntil(
+      'the podman API service',
+      { timeoutMs: 10_000, intervalMs: 100 },
+      async () => (existsSync(socket) && (await ping(socket))) || 'no answer on its socket',
+    );
+  } catch (err) {
     service.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
-    throw new Error('the podman API service did not come up');
+    throw err;
   }
   return {
     dockerHost: `unix://${socket}`,
