@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 #
-# The in-cluster doctor image: one esbuild bundle on a distroless Node 24 runtime, nothing else.
+# The in-cluster doctor image: the esbuild bundle (an entry and its chunks) on a distroless Node 24
+# runtime, nothing else.
 # The chart (chart/) runs it as a Helm test hook and passes `doctor -o json ...` as args.
 
 # The two bases, pinned by digest so that a rebuild cannot silently change them; override them with
@@ -22,13 +23,19 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts/build.mjs scripts/build.mjs
-COPY scripts/bundle/ scripts/bundle/
+COPY dev/package.ts dev/paths.ts dev/
 COPY schema/ schema/
 COPY src/ src/
 # The build context has no .git: pass the commit for `inferencecache --version`, e.g.
 #   docker build --build-arg COMMIT="$(git rev-parse --short=12 HEAD)" .
 ARG COMMIT=unknown
 RUN INFERENCECACHE_COMMIT="${COMMIT}" npm run build
+# The runtime's top layer, laid out here: the bundle's folder (dist/) as /app, every file 0444 and
+# every folder 0555. The modes are set here and the COPY below keeps them; `COPY --chmod` cannot set
+# both, as BuildKit gives its mode to the folders it copies (and, depending on its version, to those
+# it creates), and a folder without x cannot be entered. Copying /layer's contents into / copies /app
+# itself, with its mode, rather than creating it with the builder's default.
+RUN mkdir /layer && cp -R dist /layer/app && chmod -R a=rX /layer
 
 # Runtime stage: distroless Node 24 (Debian 13), user 65532, no shell, no package manager.
 FROM ${RUNTIME_IMAGE}
@@ -41,10 +48,10 @@ LABEL org.opencontainers.image.title="inferencecache-doctor" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.licenses="Apache-2.0"
 # Root-owned and read-only: the process (65532) can run the bundle but never change it.
-COPY --from=build --chown=0:0 --chmod=0444 /build/dist/inferencecache.mjs /inferencecache.mjs
+COPY --from=build --chown=0:0 /layer/ /
 USER 65532:65532
 WORKDIR /
-# Exec form: node is PID 1 and gets SIGTERM directly; the bundle is the `inferencecache` command. The
-# Node flags are scripts/bundle/node-flags.ts's (why: there).
-ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=4", "/inferencecache.mjs"]
+# Exec form: node is PID 1 and gets SIGTERM directly; the bundle's entry is the `inferencecache`
+# command. The Node flags are scripts/bundle/node-flags.ts's (why: there).
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=4", "/app/inferencecache.mjs"]
 CMD ["--help"]

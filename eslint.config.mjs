@@ -45,21 +45,10 @@ export default tseslint.config(
     },
   },
   {
-    // The few plain-JavaScript scripts (the build, the bundle's loader, the config files, a test
-    // preload) are linted without types.
+    // The few plain-JavaScript scripts (the build, the benchmarks, the config files, a test preload)
+    // are linted without types.
     files: ['**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: globals.node },
-  },
-  {
-    // The placeholders scripts/build.mjs replaces with the chunks, the entry and the Node major.
-    files: ['scripts/bundle/loader.mjs'],
-    languageOptions: {
-      globals: {
-        __INFERENCECACHE_MINIMUM_NODE_MAJOR__: 'readonly',
-        __INFERENCECACHE_CHUNKS__: 'readonly',
-        __INFERENCECACHE_ENTRY__: 'readonly',
-      },
-    },
   },
   {
     files: ['test/**/*.ts', 'scripts/**/*.ts'],

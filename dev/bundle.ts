@@ -5,12 +5,36 @@
  * @module
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, posix } from 'node:path';
 import { PROJECT_ROOT } from './paths.ts';
 
-/** The bundle `npm run build` writes; process tests run it the way users and the image do. */
-export const BUNDLE = join(PROJECT_ROOT, 'dist/inferencecache.mjs');
+/** The folder `npm run build` writes the bundle to (beside other build products, such as the image archive). */
+export const BUNDLE_DIR = join(PROJECT_ROOT, 'dist');
+/** The bundle's entry, the package's command; process tests run it the way users and the image do. */
+export const BUNDLE = join(BUNDLE_DIR, 'inferencecache.mjs');
+
+/** A relative import between the bundle's files, as esbuild writes it: static, for side effects, or dynamic. */
+const CHUNK_IMPORT = /\b(?:from|import)\s*\(?\s*"(\.\.?\/(?:chunks\/)?chunk-\w+\.mjs)"/g;
+
+/**
+ * The bundle's files, relative to its folder (`dir`: {@link BUNDLE_DIR}, or a copy of it): the entry
+ * and every chunk it imports, directly or through another chunk, at once or when a command first needs
+ * it. Chunks of an earlier build that `npm run build` keeps for a while (for processes still running
+ * it) are not among them.
+ */
+export function bundleFiles(dir: string = BUNDLE_DIR): string[] {
+  const found = new Set<string>();
+  const visit = (file: string): void => {
+    if (found.has(file)) return;
+    found.add(file);
+    for (const match of readFileSync(join(dir, file), 'utf8').matchAll(CHUNK_IMPORT)) {
+      visit(posix.join(posix.dirname(file), match[1] ?? ''));
+    }
+  };
+  visit(posix.basename(BUNDLE));
+  return [...found].sort();
+}
 
 /** Whether the bundle is missing or older than a file it is built from. */
 export function bundleIsStale(): boolean {
@@ -24,7 +48,7 @@ export function bundleIsStale(): boolean {
     join(PROJECT_ROOT, 'package.json'),
     join(PROJECT_ROOT, 'package-lock.json'),
     join(PROJECT_ROOT, 'scripts/build.mjs'),
-    join(PROJECT_ROOT, 'scripts/bundle/loader.mjs'),
+    join(PROJECT_ROOT, 'dev/package.ts'),
   ].some((file) => statSync(file).mtimeMs > built);
 }
 

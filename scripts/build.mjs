@@ -1,15 +1,27 @@
-// Bundles the CLI into one ESM file for Node 24 that runs with no node_modules beside it: split into
-// chunks that load only when a command needs them (see scripts/bundle/loader.mjs).
+// Bundles the CLI for Node into dist/: the entry `dist/inferencecache.mjs` (the package's command) and
+// the chunks it imports under `dist/chunks/`, every dependency inside, so that it runs with no
+// node_modules beside it. esbuild's code splitting puts what only some commands use in chunks of their
+// own, and Node's ESM loader reads a chunk only when it is first imported: `--version`, `--help` and
+// `codes` never load the Kubernetes, gRPC and HTTP clients, and a `--config-only` run never the gRPC one.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
-import { brotliCompressSync, constants } from 'node:zlib';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { build } from 'esbuild';
+import { PACKAGE } from '../dev/package.ts';
+import { PROJECT_ROOT } from '../dev/paths.ts';
 
-const root = new URL('..', import.meta.url).pathname;
-/** The one file the build writes: the package's command, and what the image copies. */
+const root = `${PROJECT_ROOT}/`;
+/** The entry: the package's command (`bin` in package.json), and what the image runs. */
 const outfile = `${root}dist/inferencecache.mjs`;
-const { version, engines } = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
+/** The chunks' folder, beside the entry. */
+const chunkDir = `${root}dist/chunks`;
+/**
+ * How long the chunks of an earlier build are kept. A process started from that build imports its
+ * chunks when it first needs them, so deleting them at once would break a run (a test, the demo)
+ * that is still going while the bundle is rebuilt.
+ */
+const KEEP_EARLIER_CHUNKS_MS = 15 * 60 * 1000;
+
 // INFERENCECACHE_COMMIT names the commit where there is no .git (the image build passes it in).
 let commit = process.env.INFERENCECACHE_COMMIT || 'unknown';
 if (!process.env.INFERENCECACHE_COMMIT) {
@@ -49,12 +61,14 @@ const clientNodeWithoutSideEffects = {
 };
 
 const { outputFiles } = await build({
-  entryPoints: [`${root}src/main.ts`],
-  outdir: `${root}dist/chunks`,
+  entryPoints: { inferencecache: `${root}src/main.ts` },
+  outdir: `${root}dist`,
   write: false,
   splitting: true,
-  entryNames: 'main',
-  chunkNames: 'chunk-[hash]',
+  entryNames: '[name]',
+  chunkNames: 'chunks/chunk-[hash]',
+  // .mjs, not .js: the image has no package.json to say that the files are ES modules.
+  outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
   target: 'node24',
@@ -65,8 +79,10 @@ const { outputFiles } = await build({
   plugins: [clientNodeWithoutSideEffects],
   logLevel: 'warning',
   define: {
-    __INFERENCECACHE_VERSION__: JSON.stringify(version),
+    __INFERENCECACHE_VERSION__: JSON.stringify(PACKAGE.version),
     __INFERENCECACHE_COMMIT__: JSON.stringify(commit),
+    // The one statement of the Node major is package.json's engines; src/main.ts refuses older ones.
+    __INFERENCECACHE_NODE_MAJOR__: String(PACKAGE.nodeMajor),
   },
   banner: {
     // Some bundled CommonJS dependencies call require(); give each ESM chunk one.
@@ -74,24 +90,21 @@ const { outputFiles } = await build({
   },
 });
 
-// One file: the loader (scripts/bundle/loader.mjs), then every chunk compressed inside it.
-const chunks = Object.fromEntries(
-  outputFiles.map((file) => [
-    basename(file.path),
-    brotliCompressSync(file.contents, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } }).toString('base64'),
-  ]),
-);
-const minimumNodeMajor = Number.parseInt(/\d+/.exec(engines.node)?.[0] ?? '', 10);
-if (!Number.isInteger(minimumNodeMajor)) throw new Error(`package.json engines.node ${JSON.stringify(engines.node)} names no Node major`);
-const fill = (text, placeholder, value) => {
-  const parts = text.split(placeholder);
-  if (parts.length !== 2) throw new Error(`scripts/bundle/loader.mjs must name ${placeholder} exactly once (found ${parts.length - 1})`);
-  return parts.join(value);
-};
-const loader = [
-  ['__INFERENCECACHE_CHUNKS__', JSON.stringify(chunks)],
-  ['__INFERENCECACHE_ENTRY__', JSON.stringify('main.js')],
-  ['__INFERENCECACHE_MINIMUM_NODE_MAJOR__', String(minimumNodeMajor)],
-].reduce((text, [placeholder, value]) => fill(text, placeholder, value), readFileSync(`${root}scripts/bundle/loader.mjs`, 'utf8'));
-mkdirSync(`${root}dist`, { recursive: true });
-writeFileSync(outfile, `#!/usr/bin/env node\n${loader}`);
+const entry = outputFiles.find((file) => file.path === outfile);
+if (entry === undefined) throw new Error(`esbuild wrote no ${outfile}`);
+mkdirSync(chunkDir, { recursive: true });
+// The chunks first and the entry last, each written beside its place and renamed into it: a process
+// starting meanwhile runs either the earlier entry, whose chunks are all still there, or this one,
+// whose chunks are all in place, and never reads a file half written.
+for (const file of [...outputFiles.filter((f) => f !== entry), entry]) {
+  const contents = file === entry ? Buffer.concat([Buffer.from('#!/usr/bin/env node\n'), file.contents]) : file.contents;
+  const partial = `${file.path}.${process.pid}.partial`;
+  writeFileSync(partial, contents);
+  renameSync(partial, file.path);
+}
+const written = new Set(outputFiles.map((file) => file.path));
+for (const name of readdirSync(chunkDir)) {
+  const file = join(chunkDir, name);
+  const mtimeMs = statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+  if (!written.has(file) && Date.now() - mtimeMs > KEEP_EARLIER_CHUNKS_MS) rmSync(file, { force: true });
+}

@@ -11,8 +11,15 @@ import type { PodFiles } from './doctor/environment.ts';
 import { EXIT_CODES, type ExitCode } from './report/exit-codes.ts';
 import { Interrupted, describeError } from './text/errors.ts';
 
-/** The Node major the bundle is built for (the image's runtime); older ones lack what it uses. */
-const MINIMUM_NODE_MAJOR = 24;
+declare const __INFERENCECACHE_NODE_MAJOR__: number | undefined;
+
+/**
+ * The Node major the bundle is built for (the image's runtime); older ones lack what it uses. The
+ * bundler sets it from package.json's `engines.node`, the one place the major is written; run from
+ * source, there is none and nothing is checked.
+ */
+const MINIMUM_NODE_MAJOR: number | undefined =
+  typeof __INFERENCECACHE_NODE_MAJOR__ === 'number' ? __INFERENCECACHE_NODE_MAJOR__ : undefined;
 
 /**
  * The files a pod gives the doctor, at the paths the kubelet mounts them: the ServiceAccount's token
@@ -43,7 +50,7 @@ function writerFor(stream: NodeJS.WriteStream): (text: string) => Promise<void> 
 
 async function start(): Promise<ExitCode> {
   const major = Number.parseInt(process.versions.node, 10);
-  if (!(major >= MINIMUM_NODE_MAJOR)) {
+  if (MINIMUM_NODE_MAJOR !== undefined && !(major >= MINIMUM_NODE_MAJOR)) {
     process.stderr.write(`inferencecache needs Node ${MINIMUM_NODE_MAJOR} or newer (this is v${process.versions.node})\n`);
     return EXIT_CODES.couldNotRun;
   }

@@ -4,7 +4,7 @@
  * speaks it (`server-transport.ts` decides which).
  *
  * The two messages involved are tiny, so they are encoded by hand instead of loading a .proto file
- * (the CLI is bundled into a single file and reads nothing from disk):
+ * (the bundle reads nothing from disk but its own chunks):
  *
  *     message HealthCheckRequest  { string service = 1; }
  *     message HealthCheckResponse { ServingStatus status = 1; }   // UNKNOWN 0, SERVING 1, NOT_SERVING 2, SERVICE_UNKNOWN 3

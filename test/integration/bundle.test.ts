@@ -1,6 +1,7 @@
-// The bundle as the image runs it, against the test control plane: alone in a read-only folder, Node 24,
-// uid 65532, no HOME, reading nothing but itself and its credentials (Node's --permission), once with a
-// kubeconfig and once in-cluster from a mounted ServiceAccount token, as the chart's pod does.
+// The bundle as the image runs it, against the test control plane: its files alone in a read-only
+// folder, Node 24, uid 65532, no HOME, reading nothing but its own files and its credentials (Node's
+// --permission), once with a kubeconfig and once in-cluster from a mounted ServiceAccount token, as the
+// chart's pod does.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -26,18 +27,18 @@ describe.skipIf(kubeconfig === '')(`the sandboxed bundle against the test contro
   let id: Identity;
   let sandbox: BundleSandbox;
 
-  /** Node flags: read the bundle and these files only. */
-  const onlyReading = (...files: string[]) => ['--permission', ...[sandbox.bundle, ...files].map((f) => `--allow-fs-read=${f}`)];
+  /** Node flags: read the bundle's files and these files only. */
+  const onlyReading = (...files: string[]) => ['--permission', ...[...sandbox.bundleFiles, ...files].map((f) => `--allow-fs-read=${f}`)];
 
   beforeAll(async () => {
-    const bundle = requireBundle();
+    requireBundle();
     kc.loadFromFile(kubeconfig);
     await installCrds(kc);
     ns = uniqueName('sandboxed');
     await createNamespace(kc, ns);
     await createBackend(kc, ns, 'no-status', {});
     id = await doctorIdentity(kc, { namespace: ns, name: 'doctor', server: inject('server'), caFile: inject('caFile') });
-    sandbox = bundleSandbox(bundle, {
+    sandbox = bundleSandbox({
       kubeconfig: readFileSync(id.kubeconfig, 'utf8'),
       [`${SA_DIR}/token`]: id.token,
       [`${SA_DIR}/ca.crt`]: readFileSync(inject('caFile'), 'utf8'),

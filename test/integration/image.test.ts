@@ -1,4 +1,4 @@
-// The image, built for real (issue: the Dockerfile was only read): `IMAGE_BASES=local npm run image`
+// The image, built for real: `IMAGE_BASES=local npm run image`
 // builds it with buildah from the stand-in bases, and these tests look at the OCI archive as a
 // registry would and run it under runc as the kubelet would: user 65532, read-only root filesystem.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
 import { IMAGE_ARCHIVE } from '../../dev/image/buildah.ts';
-import { requireBundle } from '../../dev/bundle.ts';
+import { bundleFiles, requireBundle } from '../../dev/bundle.ts';
 import { createBackend, uniqueName } from '../../dev/cluster/objects.ts';
 import { type JsonReport } from '../support/json-report.ts';
 import { PROJECT_ROOT } from '../../dev/paths.ts';
@@ -21,6 +21,8 @@ import { libpodCgroups, startPodmanService, type PodmanService } from '../suppor
 import { GenericContainer, Wait } from 'testcontainers';
 
 const kubeconfig = inject('kubeconfig');
+/** Where the image holds the bundle's folder: its entry and chunks. */
+const IMAGE_BUNDLE_DIR = '/app';
 const TOOLS = ['buildah', 'mmdebstrap', 'runc', 'podman'];
 const missingTools = TOOLS.filter((tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).error !== undefined);
 if (missingTools.length > 0 && process.env['CI'] === 'true') {
@@ -69,9 +71,9 @@ describe.skipIf(skip)(`the image, built with buildah and run under runc${skipRea
     return { kc, ns, id: await doctorRuns(kc).identity(ns, 'doctor') };
   };
 
-  it('runs as 65532:65532, the bundle with the Node flags of scripts/bundle/node-flags.ts as its entrypoint', () => {
+  it("runs as 65532:65532, the bundle's entry with the Node flags of scripts/bundle/node-flags.ts as its entrypoint", () => {
     expect(image.config.config.User).toBe('65532:65532');
-    expect(image.config.config.Entrypoint).toEqual(['/nodejs/bin/node', ...IMAGE_NODE_FLAGS, '/inferencecache.mjs']);
+    expect(image.config.config.Entrypoint).toEqual(['/nodejs/bin/node', ...IMAGE_NODE_FLAGS, `${IMAGE_BUNDLE_DIR}/inferencecache.mjs`]);
   });
 
   it('carries the OCI labels: source, revision, version, licenses', () => {
@@ -83,10 +85,22 @@ describe.skipIf(skip)(`the image, built with buildah and run under runc${skipRea
     });
   });
 
-  it('has a top layer holding only the bundle, root-owned, mode 0444', () => {
+  it("has a top layer holding only the bundle's files, root-owned, files 0444 and folders 0555", () => {
     const top = image.layers.at(-1);
     expect(top).toBeDefined();
-    expect(layerEntries(top as OciImage['layers'][number])).toEqual([{ path: 'inferencecache.mjs', mode: '-r--r--r--', uid: 0, gid: 0 }]);
+    // The files the image's own entry reaches: its chunks are named by their content, which the image
+    // built from the sources as they are then.
+    const dir = IMAGE_BUNDLE_DIR.slice(1);
+    const files = bundleFiles(join(rootfs, dir));
+    expect(files).toContain('inferencecache.mjs');
+    expect(files.length).toBeGreaterThan(1);
+    const want = [
+      { path: `${dir}/`, mode: 'dr-xr-xr-x', uid: 0, gid: 0 },
+      { path: `${dir}/chunks/`, mode: 'dr-xr-xr-x', uid: 0, gid: 0 },
+      ...files.map((file) => ({ path: `${dir}/${file}`, mode: '-r--r--r--', uid: 0, gid: 0 })),
+    ];
+    const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
+    expect(layerEntries(top as OciImage['layers'][number]).sort(byPath)).toEqual(want.sort(byPath));
   });
 
   it('has no shell, no npm and no node_modules, and Node where the entrypoint runs it', () => {

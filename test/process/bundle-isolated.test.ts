@@ -1,12 +1,14 @@
-// The bundle the way the image runs it: a copy alone in a read-only folder with no node_modules, Node
-// 24, uid 65532, no HOME. Node's permission model (--permission) then proves it reads no file but itself
-// and the kubeconfig it is given: no .proto, no package.json, nothing resolved from disk at run time.
+// The bundle the way the image runs it: a copy of its files alone in a read-only folder with no
+// node_modules, Node 24, uid 65532, no HOME. Node's permission model (--permission) then proves it reads
+// no file but its own and the kubeconfig it is given: no .proto, no package.json, nothing resolved from
+// disk at run time.
 import { readFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
+import { join, posix } from 'node:path';
 import { transform } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../../dev/process.ts';
-import { requireBundle } from '../../dev/bundle.ts';
+import { BUNDLE_DIR, bundleFiles, requireBundle } from '../../dev/bundle.ts';
 import { NONROOT_UID, bundleSandbox, removeSandbox, runSandboxed, type BundleSandbox } from '../support/sandbox.ts';
 import { parseReport } from '../support/report-schema.ts';
 
@@ -31,15 +33,17 @@ function unreachableKubeconfig(port: number): string {
   ].join('\n');
 }
 
-/** Node flags that let the process read the bundle and `files` and nothing else. */
-const onlyReading = (...files: string[]): string[] => ['--permission', ...files.map((f) => `--allow-fs-read=${f}`)];
+/** Node flags that let the process read the bundle's files and `files`, and nothing else. */
+const onlyReading = (...files: string[]): string[] => [
+  '--permission',
+  ...[...sandbox.bundleFiles, ...files].map((f) => `--allow-fs-read=${f}`),
+];
 
 /** What the doctor reads in a pod by design: its tokens, its labels, the termination-message file. */
 const POD_INPUTS = ['/var/run/secrets/*', '/etc/podinfo/*', '/dev/termination-log'];
 
 beforeAll(async () => {
-  const bundle = requireBundle();
-  sandbox = bundleSandbox(bundle, { kubeconfig: unreachableKubeconfig(await closedPort()) });
+  sandbox = bundleSandbox({ kubeconfig: unreachableKubeconfig(await closedPort()) });
   grpcPort = await closedPort();
 });
 afterAll(() => {
@@ -71,7 +75,7 @@ describe('the sandbox is what the image gives the bundle', () => {
     expect(seen.home).toBeNull();
     expect(seen.writable).toBe(false);
     expect(seen.modules).toEqual([]);
-    expect(seen.entries).toEqual(['inferencecache.mjs', 'kubeconfig']);
+    expect(seen.entries).toEqual(['chunks', 'inferencecache.mjs', 'kubeconfig']);
   });
 });
 
@@ -82,22 +86,22 @@ describe('the bundle alone', () => {
     expect(run.stdout).toMatch(VERSION_LINE);
   });
 
-  it('--version reading nothing but itself', async () => {
-    const run = await runSandboxed(sandbox, ['--version'], { nodeArgs: onlyReading(sandbox.bundle) });
+  it('--version reading nothing but its own files', async () => {
+    const run = await runSandboxed(sandbox, ['--version'], { nodeArgs: onlyReading() });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(run.stdout).toMatch(VERSION_LINE);
   });
 
   it('the permission model really refuses other reads (the checks below can fail)', async () => {
     const run = await runSandboxed(sandbox, ['doctor', '--kubeconfig', sandbox.files['kubeconfig'] ?? '', '--config-only'], {
-      nodeArgs: onlyReading(sandbox.bundle),
+      nodeArgs: onlyReading(),
     });
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/cannot load kubeconfig.*(restricted|allow-fs-read)/);
   });
 
-  it('codes -o json reading nothing but itself', async () => {
-    const run = await runSandboxed(sandbox, ['codes', '-o', 'json'], { nodeArgs: onlyReading(sandbox.bundle) });
+  it('codes -o json reading nothing but its own files', async () => {
+    const run = await runSandboxed(sandbox, ['codes', '-o', 'json'], { nodeArgs: onlyReading() });
     expect(run).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(run.stdout)).toBeTruthy();
   });
@@ -113,7 +117,7 @@ describe('the bundle alone', () => {
   it.each(doctorRuns)('doctor $name reads only the bundle, the kubeconfig and its pod inputs, and reports', async ({ args, codes }) => {
     const kubeconfig = sandbox.files['kubeconfig'] ?? '';
     const run = await runSandboxed(sandbox, ['doctor', '--kubeconfig', kubeconfig, '-o', 'json', '--timeout', '5s', ...args()], {
-      nodeArgs: onlyReading(sandbox.bundle, kubeconfig, ...POD_INPUTS),
+      nodeArgs: onlyReading(kubeconfig, ...POD_INPUTS),
     });
     expect(run.stderr).not.toMatch(/ERR_ACCESS_DENIED|restricted|unexpected failure/);
     expect(run.code).toBe(2);
@@ -122,33 +126,60 @@ describe('the bundle alone', () => {
   });
 });
 
-describe('the bundle file', () => {
-  const text = readFileSync(requireBundle(), 'utf8');
+describe("the bundle's files", () => {
+  requireBundle();
+  const files = bundleFiles();
+  const entry = 'inferencecache.mjs';
+  const textOf = (file: string): string => readFileSync(join(BUNDLE_DIR, file), 'utf8');
+
   /** Module specifiers in code (comments stripped by esbuild first, so JSDoc types do not count). */
-  const specifiers = async (): Promise<string[]> => {
-    const { code } = await transform(text, {
+  const specifiers = async (file: string): Promise<{ loaded: string[]; dynamic: string[] }> => {
+    const { code } = await transform(textOf(file), {
       format: 'esm',
       platform: 'node',
       minifyWhitespace: true,
       legalComments: 'none',
       logLevel: 'silent',
     });
-    return [
-      ...[...code.matchAll(/\bimport\s*[^'"();]*?\bfrom\s*(['"])([^'"]+)\1/g)].map((m) => m[2] ?? ''),
-      ...[...code.matchAll(/\bimport\s*(['"])([A-Za-z@.][\w@./:-]*)\1/g)].map((m) => m[2] ?? ''),
-      ...[...code.matchAll(/\brequire\((['"`])([A-Za-z@.][\w@./:-]*)\1\)/g)].map((m) => m[2] ?? ''),
-      ...[...code.matchAll(/\bimport\((['"`])([A-Za-z@.][\w@./:-]*)\1\)/g)].map((m) => m[2] ?? ''),
-    ];
+    return {
+      loaded: [
+        ...[...code.matchAll(/\bimport\s*[^'"();]*?\bfrom\s*(['"])([^'"]+)\1/g)].map((m) => m[2] ?? ''),
+        ...[...code.matchAll(/\bimport\s*(['"])([A-Za-z@.][\w@./:-]*)\1/g)].map((m) => m[2] ?? ''),
+      ],
+      dynamic: [
+        ...[...code.matchAll(/\brequire\((['"`])([A-Za-z@.][\w@./:-]*)\1\)/g)].map((m) => m[2] ?? ''),
+        ...[...code.matchAll(/\bimport\((['"`])([A-Za-z@.][\w@./:-]*)\1\)/g)].map((m) => m[2] ?? ''),
+      ],
+    };
   };
+  /** The bundle's file a relative specifier in `file` names. */
+  const target = (file: string, specifier: string): string => posix.join(posix.dirname(file), specifier);
 
-  it('is one ESM file for Node with a shebang', () => {
-    expect(text.startsWith('#!/usr/bin/env node\n')).toBe(true);
-    expect(text).toMatch(/^import\s/m);
+  it('is an ESM entry for Node with a shebang, and ES module chunks beside it', () => {
+    expect(files).toContain(entry);
+    expect(files.filter((f) => f !== entry).length).toBeGreaterThan(0);
+    expect(files.every((f) => f === entry || /^chunks\/chunk-\w+\.mjs$/.test(f))).toBe(true);
+    expect(textOf(entry).startsWith('#!/usr/bin/env node\n')).toBe(true);
+    for (const file of files) expect(textOf(file)).toMatch(/^import\s/m);
   });
 
-  it('imports and requires only Node built-ins by literal name', async () => {
-    const found = await specifiers();
-    expect(found).toContain('node:module');
-    expect(found.filter((s) => !isBuiltin(s))).toEqual([]);
+  it('imports and requires only Node built-ins by literal name, and its own chunks by relative name', async () => {
+    const strangers: string[] = [];
+    for (const file of files) {
+      const { loaded, dynamic } = await specifiers(file);
+      for (const specifier of [...loaded, ...dynamic]) {
+        const own = specifier.startsWith('./') || specifier.startsWith('../');
+        if (own ? !files.includes(target(file, specifier)) : !isBuiltin(specifier)) strangers.push(`${file}: ${specifier}`);
+      }
+    }
+    expect(strangers).toEqual([]);
+    expect((await specifiers(entry)).loaded).toContain('node:module');
+  });
+
+  it('the entry loads nothing before its Node check but chunks that load nothing but Node built-ins', async () => {
+    const { loaded } = await specifiers(entry);
+    const chunks = loaded.filter((s) => !isBuiltin(s)).map((s) => target(entry, s));
+    expect(chunks.length).toBeGreaterThan(0);
+    for (const chunk of chunks) expect((await specifiers(chunk)).loaded.filter((s) => !isBuiltin(s))).toEqual([]);
   });
 });

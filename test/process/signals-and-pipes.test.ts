@@ -8,6 +8,7 @@ import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closedPort } from '../../dev/process.ts';
 import { requireBundle } from '../../dev/bundle.ts';
+import { PACKAGE } from '../../dev/package.ts';
 import { writeKubeconfig } from '../support/bundle.ts';
 import { startBlackhole, type Blackhole } from '../support/servers/blackhole.ts';
 import { HANG_GUARD_MS, expectEndedWellBefore } from '../support/timing.ts';
@@ -149,14 +150,14 @@ describe('the termination-message file never blocks', () => {
   });
 });
 
-/** A Node older than 24 on PATH (outside node_modules), if the machine has one. */
+/** A Node older than the major package.json's engines names on PATH (outside node_modules), if the machine has one. */
 function olderNode(): string | undefined {
   for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
     if (dir.includes('node_modules')) continue;
     const node = join(dir, 'node');
     if (!existsSync(node)) continue;
     const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
-    if (Number.parseInt(version.slice(1), 10) < 24) return node;
+    if (Number.parseInt(version.slice(1), 10) < PACKAGE.nodeMajor) return node;
   }
   return undefined;
 }
@@ -164,7 +165,7 @@ function olderNode(): string | undefined {
 describe('an older Node', () => {
   const node = olderNode();
   it.skipIf(node === undefined)(
-    `one line and exit 3, nothing else loaded${node === undefined ? ' (skipped: no Node older than 24 on PATH)' : ''}`,
+    `one line and exit 3, nothing else loaded${node === undefined ? ` (skipped: no Node older than ${PACKAGE.nodeMajor} on PATH)` : ''}`,
     () => {
       let result: Exit;
       try {
@@ -178,7 +179,11 @@ describe('an older Node', () => {
         result = { code: e.status, stdout: e.stdout, stderr: e.stderr };
       }
       const version = execFileSync(node ?? '', ['--version'], { encoding: 'utf8' }).trim();
-      expect(result).toEqual({ code: 3, stdout: '', stderr: `inferencecache needs Node 24 or newer (this is ${version})\n` });
+      expect(result).toEqual({
+        code: 3,
+        stdout: '',
+        stderr: `inferencecache needs Node ${PACKAGE.nodeMajor} or newer (this is ${version})\n`,
+      });
     },
   );
 });

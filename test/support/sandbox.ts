@@ -7,6 +7,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { BUNDLE, BUNDLE_DIR, bundleFiles, requireBundle } from '../../dev/bundle.ts';
 import { collectProcess } from '../../dev/process.ts';
 import { inPodCommand, type PodMounts } from './pod-fs.ts';
 
@@ -17,37 +18,49 @@ export const NONROOT_UID = 65532;
 export interface BundleSandbox {
   /** The folder; mode 0555, the working directory of every run. */
   readonly dir: string;
-  /** The bundle's copy inside it (mode 0444). */
+  /** The copy of the bundle's entry inside it (mode 0444): the program a run starts. */
   readonly bundle: string;
+  /** Every file of the bundle's copy, the entry and its chunks (mode 0444, in folders of mode 0555). */
+  readonly bundleFiles: readonly string[];
   /** Absolute paths of the extra files, by the name they were given. */
   readonly files: Readonly<Record<string, string>>;
 }
 
 /**
- * Copies `bundleFile` and `files` (relative path → content) into a fresh folder under the temp dir, all
- * readable by anyone and writable by no one but root, the way the image holds the bundle: no
+ * Copies the bundle (`npm run build`'s entry and chunks, laid out as in dist/) and `files` (relative
+ * path → content) into a fresh folder under the temp dir, every file readable by anyone and every
+ * folder open to anyone, none writable but by root: the way the image holds the bundle, with no
  * node_modules anywhere near.
  */
-export function bundleSandbox(bundleFile: string, files: Readonly<Record<string, string>> = {}): BundleSandbox {
+export function bundleSandbox(files: Readonly<Record<string, string>> = {}): BundleSandbox {
+  requireBundle();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'icd-bundle-'));
-  const bundle = path.join(dir, path.basename(bundleFile));
-  fs.copyFileSync(bundleFile, bundle);
-  fs.chmodSync(bundle, 0o444);
-  const written: Record<string, string> = {};
-  for (const [name, content] of Object.entries(files)) {
+  const put = (name: string, write: (file: string) => void): string => {
     const file = path.join(dir, name);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
-    fs.writeFileSync(file, content, { mode: 0o444 });
+    write(file);
     fs.chmodSync(file, 0o444);
-    written[name] = file;
-  }
-  fs.chmodSync(dir, 0o555);
-  return { dir, bundle, files: written };
+    return file;
+  };
+  const copied = bundleFiles().map((name) => put(name, (file) => fs.copyFileSync(path.join(BUNDLE_DIR, name), file)));
+  const written: Record<string, string> = {};
+  for (const [name, content] of Object.entries(files)) written[name] = put(name, (file) => fs.writeFileSync(file, content));
+  for (const folder of folders(dir)) fs.chmodSync(folder, 0o555);
+  return { dir, bundle: path.join(dir, path.relative(BUNDLE_DIR, BUNDLE)), bundleFiles: copied, files: written };
 }
 
-/** Removes a sandbox (its folder is read-only, so it is made writable first). */
+/** `dir` and every folder under it. */
+function folders(dir: string): string[] {
+  const below = fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => path.join(e.parentPath, e.name));
+  return [dir, ...below];
+}
+
+/** Removes a sandbox (its folders are read-only, so they are made writable first). */
 export function removeSandbox(sandbox: BundleSandbox): void {
-  fs.chmodSync(sandbox.dir, 0o755);
+  for (const folder of folders(sandbox.dir)) fs.chmodSync(folder, 0o755);
   fs.rmSync(sandbox.dir, { recursive: true, force: true });
 }
 

@@ -2,10 +2,10 @@
 // runtime base, what it copies, who it runs as and how it starts. Each rule is also shown to catch a
 // Dockerfile that breaks it.
 import { readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, posix, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
-import { BUNDLE } from '../../dev/bundle.ts';
+import { BUNDLE, BUNDLE_DIR } from '../../dev/bundle.ts';
 import { PROJECT_ROOT } from '../../dev/paths.ts';
 
 /** One instruction: keyword upper-cased, the rest of the (joined) line. */
@@ -80,8 +80,12 @@ function execForm(args: string): string[] | undefined {
   }
 }
 
-/** The bundle as a path relative to the project root: what `npm run build` writes. */
+/** The bundle's entry as a path relative to the project root: what `npm run build` writes. */
 const BUNDLE_PATH = relative(PROJECT_ROOT, BUNDLE);
+/** The bundle's folder relative to the project root: the entry and its chunks, all the image needs. */
+const BUNDLE_DIR_PATH = relative(PROJECT_ROOT, BUNDLE_DIR);
+/** Where the image holds the bundle's folder. */
+const IMAGE_BUNDLE_DIR = '/app';
 const RUNTIME_BASE = /^gcr\.io\/distroless\/nodejs24-debian13:nonroot@sha256:[0-9a-f]{64}$/;
 const NONROOT = '65532';
 
@@ -112,23 +116,37 @@ function dockerfileProblems(text: string): string[] {
   const buildDir = build.instructions.filter((i) => i.keyword === 'WORKDIR').at(-1)?.args ?? '/';
 
   if (!RUNTIME_BASE.test(runtime.image)) problems.push(`runtime base is not distroless Node 24 nonroot pinned by digest: ${runtime.image}`);
+  // The runtime copies one folder of the build stage into /: the top layer, laid out there with the
+  // bundle's folder at IMAGE_BUNDLE_DIR and its modes set, which a COPY without --chmod keeps.
   const copies = runtime.instructions.filter((i) => i.keyword === 'COPY' || i.keyword === 'ADD');
   const copy = copies[0];
   if (copies.length !== 1 || copy === undefined) {
-    problems.push(`runtime stage copies ${copies.length} things, want only the bundle`);
+    problems.push(`runtime stage copies ${copies.length} things, want only the bundle's layer`);
   } else {
     const { flags, words } = splitFlags(copy.args);
-    const [source, dest] = words;
+    const [source = '', dest] = words;
     if (copy.keyword !== 'COPY') problems.push('the bundle is added with ADD, not COPY');
     if (flags.get('from') !== build.name || build.name === '')
       problems.push(`the bundle is not copied from the build stage (--from=${flags.get('from') ?? ''})`);
-    if (words.length !== 2 || source !== join(buildDir, BUNDLE_PATH))
-      problems.push(`copies ${words.slice(0, -1).join(' ')}, want ${join(buildDir, BUNDLE_PATH)}`);
+    if (flags.get('chown') !== '0:0') problems.push(`the bundle is not copied root-owned (--chown=${flags.get('chown') ?? ''})`);
+    if (flags.has('chmod'))
+      problems.push('the bundle is copied with --chmod, which BuildKit also gives the folders (the build stage sets the modes)');
+    if (words.length !== 2 || !source.endsWith('/') || dest !== '/')
+      problems.push(`copies ${words.slice(0, -1).join(' ')} to ${dest ?? ''}, want one folder's contents to /`);
+    const layer = posix.join(source, '.');
+    const bundleDir = [BUNDLE_DIR_PATH, join(buildDir, BUNDLE_DIR_PATH)].map((d) => d.replaceAll('.', '\\.')).join('|');
+    if (!runs.some((r) => new RegExp(`\\bcp -R (${bundleDir})/? ${layer}${IMAGE_BUNDLE_DIR}(\\s|$)`).test(r)))
+      problems.push(
+        `build stage does not lay out ${layer}${IMAGE_BUNDLE_DIR} from ${BUNDLE_DIR_PATH}, the folder scripts/build.mjs writes`,
+      );
+    if (!runs.some((r) => new RegExp(`\\bchmod -R a=rX ${layer}(\\s|$)`).test(r)))
+      problems.push(`build stage does not set the modes of ${layer} (chmod -R a=rX: files 0444, folders 0555)`);
+    const entry = posix.join(IMAGE_BUNDLE_DIR, relative(BUNDLE_DIR, BUNDLE));
     const entrypoint = execForm(runtime.instructions.filter((i) => i.keyword === 'ENTRYPOINT').at(-1)?.args ?? '');
     if (entrypoint === undefined) problems.push('ENTRYPOINT is missing or not in exec form');
-    else if (JSON.stringify(entrypoint) !== JSON.stringify(['/nodejs/bin/node', ...IMAGE_NODE_FLAGS, dest])) {
+    else if (JSON.stringify(entrypoint) !== JSON.stringify(['/nodejs/bin/node', ...IMAGE_NODE_FLAGS, entry])) {
       problems.push(
-        `ENTRYPOINT ${JSON.stringify(entrypoint)} does not run the copied bundle ${dest ?? ''} with /nodejs/bin/node and the flags of scripts/bundle/node-flags.ts`,
+        `ENTRYPOINT ${JSON.stringify(entrypoint)} does not run the bundle's entry ${entry} with /nodejs/bin/node and the flags of scripts/bundle/node-flags.ts`,
       );
     }
   }
@@ -158,10 +176,29 @@ describe('Dockerfile', () => {
     expect(dockerfileProblems(dockerfile)).toEqual([]);
   });
 
-  it('copies the very file scripts/build.mjs writes', () => {
+  it('copies the very folder scripts/build.mjs writes, and runs its entry', () => {
     const outfile = /const outfile = `\$\{root\}([^`]+)`/.exec(readFileSync(join(PROJECT_ROOT, 'scripts/build.mjs'), 'utf8'))?.[1];
     expect(outfile).toBe(BUNDLE_PATH);
     expect(BUNDLE_PATH).toBe('dist/inferencecache.mjs');
+    expect(dirname(BUNDLE_PATH)).toBe(BUNDLE_DIR_PATH);
+  });
+
+  it('copies into the build stage every project file the build script imports, directly or not', () => {
+    const [build] = parseDockerfile(dockerfile);
+    const copied = (build?.instructions ?? []).filter((i) => i.keyword === 'COPY').flatMap((i) => splitFlags(i.args).words.slice(0, -1));
+    const imported = new Set<string>();
+    const visit = (file: string): void => {
+      for (const m of readFileSync(join(PROJECT_ROOT, file), 'utf8').matchAll(/^import\s[^;]*?from\s*'(\.{1,2}\/[^']+)';$/gm)) {
+        const target = posix.join(posix.dirname(file), m[1] ?? '');
+        if (imported.has(target)) continue;
+        imported.add(target);
+        visit(target);
+      }
+    };
+    visit('scripts/build.mjs');
+    expect([...imported]).toContain('dev/package.ts');
+    const missing = [...imported].filter((f) => !copied.some((c) => c === f || (c.endsWith('/') && f.startsWith(c))));
+    expect(missing).toEqual([]);
   });
 
   const mutations: { name: string; edit: (text: string) => string; problem: RegExp }[] = [
@@ -216,14 +253,40 @@ describe('Dockerfile', () => {
     },
     {
       name: 'node_modules copied too',
-      edit: (t) => t.replace('/build/dist/inferencecache.mjs /inferencecache.mjs', '/build/dist/inferencecache.mjs /build/node_modules /'),
-      problem: /want \/build\/dist\/inferencecache\.mjs/,
+      edit: (t) => t.replace('/layer/ /', '/layer/ /build/node_modules /'),
+      problem: /copies \/layer\/ \/build\/node_modules to \//,
     },
     {
-      name: 'a different bundle path',
-      edit: (t) => t.replace('/build/dist/inferencecache.mjs', '/build/out/cli.mjs'),
-      problem: /copies \/build\/out\/cli\.mjs/,
+      name: 'a folder of its own in place of the layer',
+      edit: (t) => t.replace('/layer/ /', '/layer/app/ /app/'),
+      problem: /want one folder's contents to \//,
     },
+    {
+      name: 'a different bundle folder',
+      edit: (t) => t.replace('cp -R dist /layer/app', 'cp -R out /layer/app'),
+      problem: /does not lay out \/layer\/app from dist/,
+    },
+    {
+      name: 'the bundle somewhere the entrypoint does not look',
+      edit: (t) => t.replace('cp -R dist /layer/app', 'cp -R dist /layer/opt'),
+      problem: /does not lay out \/layer\/app/,
+    },
+    {
+      name: 'no modes set in the build stage',
+      edit: (t) => t.replace(' && chmod -R a=rX /layer', ''),
+      problem: /does not set the modes of \/layer/,
+    },
+    {
+      name: 'writable files',
+      edit: (t) => t.replace('chmod -R a=rX /layer', 'chmod -R a=rwX /layer'),
+      problem: /does not set the modes of \/layer/,
+    },
+    {
+      name: '--chmod, which BuildKit gives the folders too',
+      edit: (t) => t.replace('--chown=0:0 /layer/', '--chown=0:0 --chmod=0444 /layer/'),
+      problem: /copied with --chmod/,
+    },
+    { name: 'not root-owned', edit: (t) => t.replace('--chown=0:0 ', ''), problem: /not copied root-owned/ },
     { name: 'copied from the build context', edit: (t) => t.replace('--from=build ', ''), problem: /not copied from the build stage/ },
     { name: 'root user', edit: (t) => t.replace('USER 65532:65532', 'USER root'), problem: /runtime user is "root"/ },
     { name: 'no USER', edit: (t) => t.replace(/^USER .*$/m, ''), problem: /runtime user is ""/ },
@@ -234,13 +297,13 @@ describe('Dockerfile', () => {
     },
     {
       name: 'shell-form entrypoint',
-      edit: (t) => t.replace(/^ENTRYPOINT .*$/m, 'ENTRYPOINT /nodejs/bin/node /inferencecache.mjs'),
+      edit: (t) => t.replace(/^ENTRYPOINT .*$/m, 'ENTRYPOINT /nodejs/bin/node /app/inferencecache.mjs'),
       problem: /not in exec form/,
     },
     {
       name: 'an entrypoint that misses the bundle',
-      edit: (t) => t.replace('"/inferencecache.mjs"]', '"/app.mjs"]'),
-      problem: /does not run the copied bundle/,
+      edit: (t) => t.replace('"/app/inferencecache.mjs"]', '"/app/chunks/main.mjs"]'),
+      problem: /does not run the bundle's entry \/app\/inferencecache\.mjs/,
     },
     {
       name: 'an entrypoint without the Node flags',
@@ -249,7 +312,7 @@ describe('Dockerfile', () => {
     },
     {
       name: 'a RUN in the runtime stage',
-      edit: (t) => t.replace(/^USER /m, 'RUN chmod 0555 /inferencecache.mjs\nUSER '),
+      edit: (t) => t.replace(/^USER /m, 'RUN chmod 0555 /app/inferencecache.mjs\nUSER '),
       problem: /has RUN/,
     },
     { name: 'a single stage', edit: (t) => t.slice(t.indexOf('FROM gcr.io')), problem: /not multi-stage/ },
@@ -271,7 +334,7 @@ describe('.dockerignore', () => {
     expect(patterns[0]).toBe('*');
     expect(patterns.slice(1).every((p) => p.startsWith('!'))).toBe(true);
     expect(patterns).toEqual(
-      expect.arrayContaining(['!package.json', '!package-lock.json', '!scripts/build.mjs', '!scripts/bundle/', '!src/']),
+      expect.arrayContaining(['!package.json', '!package-lock.json', '!scripts/build.mjs', '!dev/package.ts', '!src/']),
     );
   });
 
