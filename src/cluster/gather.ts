@@ -1,6 +1,15 @@
 import type { KubeApi, ListResult } from './api.ts';
-import { EVENT_VIEWS, eventViews, eventWanted, type EventViewName } from './event-views.ts';
-import { POD_VIEWS, podKeeper, podViews, type BackendsSeen, type OwnPod, type PodRead, type PodViewName } from './pod-views.ts';
+import { EVENT_VIEWS, eventViews, eventWanted, type EventViewName, type EventViews } from './event-views.ts';
+import {
+  POD_VIEWS,
+  podKeeper,
+  podViews,
+  type BackendsSeen,
+  type OwnPod,
+  type PodRead,
+  type PodViewName,
+  type PodViews,
+} from './pod-views.ts';
 import { projectCacheBackend, projectCachePolicy, projectCacheTenant, projectEvent, projectNamespace, projectPod } from './project.ts';
 import { projectNetworkPolicy } from './project-network-policy.ts';
 import { projectNode } from './project-node.ts';
@@ -136,13 +145,14 @@ export async function gatherClusterState(api: KubeApi, plan: GatherPlan, signal:
   };
 
   const podViewNames = viewsIn<PodViewName>(reads, POD_VIEWS);
-  let pods: ReturnType<typeof gatherPods> | undefined;
+  let pods: Promise<PodViews> | undefined;
   const podViewsOf = () =>
     (pods ??= gatherPods(api, plan.namespace, podViewNames, own, reads.has('cacheBackends') ? list('cacheBackends') : undefined, signal));
   const eventViewNames = viewsIn<EventViewName>(reads, EVENT_VIEWS);
-  let events: Promise<ReturnType<typeof eventViews>> | undefined;
+  const wanted = eventWanted(eventViewNames);
+  let events: Promise<EventViews> | undefined;
   const eventViewsOf = () =>
-    (events ??= listOf(api, 'events', plan.namespace, signal, (raw) => projectEvent(raw, eventWanted(eventViewNames))).then((read) =>
+    (events ??= listOf(api, 'events', plan.namespace, signal, (raw) => projectEvent(raw, wanted)).then((read) =>
       eventViews(read, eventViewNames),
     ));
 
@@ -186,6 +196,12 @@ export async function gatherClusterState(api: KubeApi, plan: GatherPlan, signal:
   return Object.fromEntries(await Promise.all(pending));
 }
 
+/** What the CacheBackends are to the pod views once their read has ended (or was never planned). */
+function backendsSeen(read: Read<CacheBackend> | undefined): Exclude<BackendsSeen, { kind: 'pending' }> {
+  if (read === undefined) return { kind: 'failed', error: 'the CacheBackends were not read' };
+  return read.ok ? { kind: 'known', items: read.items } : { kind: 'failed', error: `listing CacheBackend objects failed: ${read.error}` };
+}
+
 /**
  * Reads the pod list into its views. Which pods the CacheBackends select is known only once they are
  * read: until then every pod a selection view might hold is kept, from then on only the ones it does,
@@ -198,24 +214,15 @@ async function gatherPods(
   own: OwnPod | undefined,
   backends: Promise<Read<CacheBackend>> | undefined,
   signal: AbortSignal,
-) {
-  let seen: BackendsSeen = backends === undefined ? { kind: 'failed', error: 'the CacheBackends were not read' } : { kind: 'pending' };
-  void backends?.then((read) => {
-    seen = read.ok ? { kind: 'known', items: read.items } : { kind: 'failed', error: `listing CacheBackend objects failed: ${read.error}` };
-  });
+): Promise<PodViews> {
+  let seen: BackendsSeen = backends === undefined ? backendsSeen(undefined) : { kind: 'pending' };
+  void backends?.then((read) => (seen = backendsSeen(read)));
   const keep = podKeeper(views, own, () => seen);
   const reads = await listOf(api, 'pods', namespace, signal, (raw) => {
     const read = projectPod(raw);
     return keep(read) ? read : undefined;
   });
-  const known = await backends;
-  const final: Exclude<BackendsSeen, { kind: 'pending' }> =
-    known === undefined
-      ? { kind: 'failed', error: 'the CacheBackends were not read' }
-      : known.ok
-        ? { kind: 'known', items: known.items }
-        : { kind: 'failed', error: `listing CacheBackend objects failed: ${known.error}` };
-  return podViews(reads, final, views, own);
+  return podViews(reads, backendsSeen(await backends), views, own);
 }
 
 /**
