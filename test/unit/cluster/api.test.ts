@@ -123,21 +123,7 @@ describe('pagination', () => {
 
   it('gives up the next page it asked for when the page that named it turns out broken', async () => {
     // Page 0 breaks off only once page 1 has been asked for; page 1 never ends unless given up.
-    let asked!: () => void;
-    const nextAsked = new Promise<void>((r) => (asked = r));
-    let closed!: () => void;
-    const nextClosed = new Promise<void>((r) => (closed = r));
-    handler = (req, res) => {
-      const next = new URL(req.url ?? '', 'http://x').searchParams.get('continue') !== null;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      if (next) {
-        res.on('close', closed);
-        res.write('{"kind":"PodList","metadata":{},"items":[', () => asked());
-        return;
-      }
-      res.write('{"kind":"PodList","metadata":{"continue":"1"},"items":[{"page":0}');
-      void nextAsked.then(() => res.end());
-    };
+    const nextClosed = serveFirstPageAfterTheNext('{"kind":"PodList","metadata":{"continue":"1"},"items":[{"page":0}', '');
     expect(await list()).toEqual({
       ok: false,
       error: "the API server's answer to /api/v1/pods is not a list: it is not one complete JSON object",
@@ -145,6 +131,29 @@ describe('pagination', () => {
     await nextClosed;
   });
 });
+
+/**
+ * Serves a first page whose end (`rest`) comes only once the next page has been asked for; the next
+ * page never ends unless it is given up. Resolves when that next request's connection closes.
+ */
+function serveFirstPageAfterTheNext(start: string, rest: string): Promise<void> {
+  let asked!: () => void;
+  const nextAsked = new Promise<void>((r) => (asked = r));
+  let closed!: () => void;
+  const nextClosed = new Promise<void>((r) => (closed = r));
+  handler = (req, res) => {
+    const next = new URL(req.url ?? '', 'http://x').searchParams.get('continue') !== null;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (next) {
+      res.on('close', closed);
+      res.write('{"kind":"PodList","metadata":{},"items":[', () => asked());
+      return;
+    }
+    res.write(start);
+    void nextAsked.then(() => res.end(rest));
+  };
+  return nextClosed;
+}
 
 describe('a page that names metadata again is read by the last one, as JSON.parse reads it', () => {
   it.each([
@@ -191,21 +200,10 @@ describe('what a projection throws is a bug, never a failed read', () => {
     ['an item read the fast way', 1],
     ['the last item, read at the end of the page', 2],
   ])('a TypeError thrown for %s rejects the list with it, and the next page asked for is given up', async (_, which) => {
-    let asked!: () => void;
-    const nextAsked = new Promise<void>((r) => (asked = r));
-    let closed!: () => void;
-    const nextClosed = new Promise<void>((r) => (closed = r));
-    handler = (req, res) => {
-      const next = new URL(req.url ?? '', 'http://x').searchParams.get('continue') !== null;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      if (next) {
-        res.on('close', closed);
-        res.write('{"kind":"PodList","metadata":{},"items":[', () => asked());
-        return;
-      }
-      res.write('{"kind":"PodList","metadata":{"continue":"1"},"items":[');
-      void nextAsked.then(() => res.end('{"metadata":{"name":"p0"}},{"metadata":{"name":"p1"}},{"metadata":{"name":"p2"}}]}'));
-    };
+    const nextClosed = serveFirstPageAfterTheNext(
+      '{"kind":"PodList","metadata":{"continue":"1"},"items":[',
+      '{"metadata":{"name":"p0"}},{"metadata":{"name":"p1"}},{"metadata":{"name":"p2"}}]}',
+    );
     const bug = new TypeError("Cannot read properties of undefined (reading 'name')");
     const project = (raw: unknown) => {
       if ((raw as { metadata: { name: string } }).metadata.name === `p${which}`) throw bug;
