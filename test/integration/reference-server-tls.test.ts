@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import * as tls from 'node:tls';
 import { Client, credentials, Metadata, type ChannelCredentials, type ServiceError } from '@grpc/grpc-js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../dev/paths.ts';
 import { HEALTH_CHECK_PATH, decodeHealthCheckResponse, encodeHealthCheckRequest } from '../../src/probes/grpc-health.ts';
 import { startReferenceServer, type ReferenceServer, type ReferenceServerOptions } from '../../dev/cluster/reference-server/server.ts';
 import {
@@ -24,7 +25,7 @@ import {
   type ServingCert,
 } from '../support/tls-pki.ts';
 
-const MAIN = path.resolve(import.meta.dirname, '../support/reference-server/main.ts');
+const MAIN = path.join(PROJECT_ROOT, 'dev/cluster/reference-server/main.ts');
 const SERVER_NAME = 'inference-cache-server.inference-cache-system.svc';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SERVING = 1;

@@ -5,11 +5,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as http from 'node:http';
 import * as net from 'node:net';
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { ApiException, AuthenticationV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { PROJECT_ROOT } from '../../dev/paths.ts';
 import { pollUntil } from '../../dev/poll.ts';
 import { HEALTH_CHECK_PATH, checkGrpcHealth, decodeHealthCheckResponse, encodeHealthCheckRequest } from '../../src/probes/grpc-health.ts';
 import { uniqueName } from '../../dev/cluster/objects.ts';
@@ -25,7 +26,7 @@ import {
 
 const kubeconfig = inject('kubeconfig');
 const skipReason = kubeconfig === '' ? ` (skipped: ${inject('controlPlaneSkipReason')})` : '';
-const MAIN = resolve(import.meta.dirname, '../support/reference-server/main.ts');
+const MAIN = join(PROJECT_ROOT, 'dev/cluster/reference-server/main.ts');
 
 const CONTROLLER_AUD = 'inferencecache.io/controller';
 const POLICY_AUD = 'inferencecache.io/policy';

@@ -4,9 +4,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../dev/paths.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const SRC = join(ROOT, 'src');
+const SRC = join(PROJECT_ROOT, 'src');
 
 /**
  * The layers, lowest first. A module may import its own layer's modules and any layer of a lower rank;
@@ -132,13 +132,13 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 function foldersCrossed(files: ReadonlyMap<string, string>): string[] {
   const out: string[] = [];
   for (const [file, source] of files) {
-    const from = relative(ROOT, file).split('/')[0] ?? '';
+    const from = relative(PROJECT_ROOT, file).split('/')[0] ?? '';
     const allowed = MAY_IMPORT[from];
     if (allowed === undefined) continue;
     for (const spec of importsOf(source)) {
       if (!spec.startsWith('.')) continue;
-      const to = relative(ROOT, resolve(dirname(file), spec)).split('/')[0] ?? '';
-      if (!allowed.includes(to)) out.push(`${relative(ROOT, file)} → ${spec}`);
+      const to = relative(PROJECT_ROOT, resolve(dirname(file), spec)).split('/')[0] ?? '';
+      if (!allowed.includes(to)) out.push(`${relative(PROJECT_ROOT, file)} → ${spec}`);
     }
   }
   return out.sort();
@@ -146,16 +146,19 @@ function foldersCrossed(files: ReadonlyMap<string, string>): string[] {
 
 describe('the folders of the repository', () => {
   it('src, dev and scripts import only what they may (never test/)', () => {
-    const all = new Map([...sources(SRC), ...sources(join(ROOT, 'dev')), ...sources(join(ROOT, 'scripts'))]);
+    const all = new Map([...sources(SRC), ...sources(join(PROJECT_ROOT, 'dev')), ...sources(join(PROJECT_ROOT, 'scripts'))]);
     expect(foldersCrossed(all)).toEqual([]);
   });
 
   it('the rule catches a script or a dev module importing the tests, and the product importing dev', () => {
     const planted = new Map([
-      [join(ROOT, 'scripts/x.ts'), "import { runBundle } from '../test/support/bundle.ts';"],
-      [join(ROOT, 'dev/cluster/y.ts'), "const m = await import('../../test/support/helm.ts');"],
-      [join(ROOT, 'src/z.ts'), "import { PROJECT_ROOT } from '../dev/paths.ts';"],
-      [join(ROOT, 'scripts/ok.ts'), "import { PROJECT_ROOT } from '../dev/paths.ts';\nimport { VERSION } from '../src/version.ts';"],
+      [join(PROJECT_ROOT, 'scripts/x.ts'), "import { runBundle } from '../test/support/bundle.ts';"],
+      [join(PROJECT_ROOT, 'dev/cluster/y.ts'), "const m = await import('../../test/support/helm.ts');"],
+      [join(PROJECT_ROOT, 'src/z.ts'), "import { PROJECT_ROOT } from '../dev/paths.ts';"],
+      [
+        join(PROJECT_ROOT, 'scripts/ok.ts'),
+        "import { PROJECT_ROOT } from '../dev/paths.ts';\nimport { VERSION } from '../src/version.ts';",
+      ],
     ]);
     expect(foldersCrossed(planted)).toEqual([
       'dev/cluster/y.ts → ../../test/support/helm.ts',

@@ -8,15 +8,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { PROJECT_ROOT } from '../../../dev/paths.ts';
 import { DOCTOR_FLAGS, doctorParseOptions, literalDefault, statedDefault, type FlagDeclaration } from '../../../src/cli/flags.ts';
 import { FLAGS_BEGIN, FLAGS_END, flagsMarkdown, withFlagsTable } from '../../../src/cli/flags-markdown.ts';
 import { flagLines } from '../../../src/cli/help.ts';
 import { UsageError } from '../../../src/cli/options.ts';
 import { parseCommandLine } from '../../../src/cli/parse.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../../..');
-const GOLDEN = path.join(ROOT, 'test/golden/doctor-help.txt');
-const README = path.join(ROOT, 'README.md');
+const GOLDEN = path.join(PROJECT_ROOT, 'test/golden/doctor-help.txt');
+const README = path.join(PROJECT_ROOT, 'README.md');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 const FLAGS: readonly FlagDeclaration[] = DOCTOR_FLAGS;
@@ -114,7 +114,7 @@ describe('the parser takes its options from the declaration', () => {
   });
 
   it('passes the declaration-built options to parseArgs and declares none of its own', () => {
-    const source = fs.readFileSync(path.join(ROOT, 'src/cli/parse.ts'), 'utf8');
+    const source = fs.readFileSync(path.join(PROJECT_ROOT, 'src/cli/parse.ts'), 'utf8');
     const doctor = source.slice(source.indexOf('function parseDoctor('), source.indexOf('function parseCodes('));
     expect(doctor).toContain('options: doctorParseOptions(),');
     expect(doctor).not.toMatch(/type: '(?:string|boolean)'/);
@@ -143,7 +143,9 @@ describe('doctor --help', () => {
       return;
     }
     if (!fs.existsSync(GOLDEN)) {
-      throw new Error(`${GOLDEN} is missing; create it with UPDATE_GOLDEN=1 npx vitest run ${path.relative(ROOT, import.meta.filename)}`);
+      throw new Error(
+        `${GOLDEN} is missing; create it with UPDATE_GOLDEN=1 npx vitest run ${path.relative(PROJECT_ROOT, import.meta.filename)}`,
+      );
     }
     expect(got).toBe(fs.readFileSync(GOLDEN, 'utf8'));
   });
