@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readOperatorFile } from '../files/operator-file.ts';
 import { goUnquote } from '../go/quote.ts';
-import { fileErrorReason } from '../text/errors.ts';
 
 /**
  * Who the doctor is when it runs in a pod: its namespace and name (from `POD_NAMESPACE` and
@@ -42,14 +41,11 @@ export function parsePodLabels(text: string): Record<string, string> {
 export async function readDoctorPod(
   pod: { readonly namespace?: string | undefined; readonly name?: string | undefined },
   labelsFile: string,
+  signal?: AbortSignal,
 ): Promise<DoctorPod | undefined> {
   const { namespace, name } = pod;
   if (namespace === undefined || namespace === '') return undefined;
   const identity = { namespace, ...(name === undefined || name === '' ? {} : { name }), labelsFile };
-  try {
-    return { ...identity, labels: parsePodLabels(await readFile(labelsFile, 'utf8')) };
-  } catch (err) {
-    const why = fileErrorReason(err);
-    return { ...identity, labelsError: why };
-  }
+  const read = await readOperatorFile(labelsFile, 'pod-labels', signal);
+  return read.ok ? { ...identity, labels: parsePodLabels(read.bytes.toString('utf8')) } : { ...identity, labelsError: read.reason };
 }

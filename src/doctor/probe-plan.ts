@@ -81,10 +81,11 @@ export async function probeServer(
     return { location: located.location, tokenSent: false };
   }
   const { location, grpc: grpcAddress } = located;
-  const bearer = await readBearerToken(options.snapshotTokenFile, {
-    controllerToken: files.controllerToken,
-    serviceAccountToken: join(files.serviceAccountDir, 'token'),
-  });
+  const bearer = await readBearerToken(
+    options.snapshotTokenFile,
+    { controllerToken: files.controllerToken, serviceAccountToken: join(files.serviceAccountDir, 'token') },
+    signal,
+  );
   if (bearer.warning !== undefined) warnings.push(bearer.warning);
   // The gRPC and HTTP clients load only for a run that probes the server (never for --config-only).
   const [{ probeServerGrpc }, { probeRoute, probeSnapshot }] = await Promise.all([

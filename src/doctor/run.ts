@@ -40,9 +40,9 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
   const startAttempt = (): AttemptStart => ({ now: clock(), signal: overallSignal(options.timeoutMs, interrupt) });
   const first = startAttempt();
   const guides = codeGuides(options.docsBase);
-  const written = await writtenRules(options, guides);
-  const api = new KubeApi(loadKubeConfig(options, environment.env, files.serviceAccountDir), environment.env);
-  const self = await readDoctorPod(environment.pod, options.podLabelsFile ?? files.podLabels);
+  const written = await writtenRules(options, guides, first.signal);
+  const api = new KubeApi(await loadKubeConfig(options, environment.env, files.serviceAccountDir, first.signal), environment.env);
+  const self = await readDoctorPod(environment.pod, options.podLabelsFile ?? files.podLabels, first.signal);
   const context: AttemptContext = { options, api, plan: planRun(options), self, files, clock };
   const waiting = options.waitMs > 0;
   const attempts: Attempt[] = [];

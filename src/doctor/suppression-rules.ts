@@ -5,27 +5,27 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
 import type { DoctorOptions } from '../cli/options.ts';
 import { UsageError } from '../cli/options.ts';
+import { readOperatorFile } from '../files/operator-file.ts';
 import { parseSuppressFile } from '../suppress/file.ts';
 import { RuleError, type SuppressionRule } from '../suppress/rule.ts';
-import { fileErrorReason } from '../text/errors.ts';
 
 /**
  * The rules of `--suppress` and `--suppress-file`, in that order.
  *
  * @throws UsageError for a file that cannot be read or parsed, or a rule naming no known code.
  */
-export async function writtenRules(options: DoctorOptions, known: ReadonlyMap<string, unknown>): Promise<SuppressionRule[]> {
+export async function writtenRules(
+  options: DoctorOptions,
+  known: ReadonlyMap<string, unknown>,
+  signal?: AbortSignal,
+): Promise<SuppressionRule[]> {
   let fromFile: SuppressionRule[] = [];
   if (options.suppressFile !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(options.suppressFile, 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot read --suppress-file ${JSON.stringify(options.suppressFile)} (${fileErrorReason(err)})`);
-    }
+    const read = await readOperatorFile(options.suppressFile, 'suppress-file', signal);
+    if (!read.ok) throw new UsageError(`cannot read --suppress-file ${JSON.stringify(options.suppressFile)} (${read.reason})`);
+    const text = read.bytes.toString('utf8');
     try {
       fromFile = parseSuppressFile(text, options.suppressFile);
     } catch (err) {

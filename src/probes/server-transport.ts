@@ -6,7 +6,7 @@
  * @module
  */
 
-import { readFile } from 'node:fs/promises';
+import { readOperatorFile } from '../files/operator-file.ts';
 import { X509Certificate } from 'node:crypto';
 import * as tls from 'node:tls';
 import { chainLeadsTo, certificateFacts, parsePemBundle } from './certificate.ts';
@@ -15,7 +15,7 @@ import { checkGrpcHealth, isUnavailable, type GrpcTls } from './grpc-health.ts';
 import { answersPlaintextHttp2 } from './h2-preface.ts';
 import { tlsHandshake, type HandshakeOutcome } from './tls-handshake.ts';
 import type { CertificateTrust, GrpcHealthResult, ServerTransport, SessionRefusal } from './results.ts';
-import { describeError, fileErrorReason } from '../text/errors.ts';
+import { describeError } from '../text/errors.ts';
 
 /** `--server-tls`: detect what the gRPC port speaks, or insist on TLS, or on plaintext. */
 export type ServerTlsMode = 'auto' | 'on' | 'off';
@@ -65,25 +65,38 @@ const DATE_VERDICTS = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
 /** Node's verdict for a certificate that does not carry the name asked for; judged as the name, not the chain. */
 const NAME_VERDICT = 'ERR_TLS_CERT_ALTNAME_INVALID';
 
-async function readMaterial(options: ServerTlsOptions): Promise<Material> {
+async function readMaterial(options: ServerTlsOptions, signal: AbortSignal): Promise<Material> {
   const material: { -readonly [K in keyof Material]: Material[K] } = {};
-  if (options.caFile !== undefined) {
-    try {
-      const ca = await readFile(options.caFile);
-      material.anchors = parsePemBundle(ca.toString('latin1'));
-      material.ca = ca;
-    } catch (err) {
-      material.caError = `the CA file ${options.caFile} cannot be used: ${fileErrorReason(err)}`;
+  const caFile = options.caFile;
+  if (caFile !== undefined) {
+    const read = await readOperatorFile(caFile, 'ca-file', signal);
+    const unusable = (why: string) => `the CA file ${caFile} cannot be used: ${why}`;
+    if (!read.ok) material.caError = unusable(read.reason);
+    else {
+      try {
+        material.anchors = parsePemBundle(read.bytes.toString('latin1'));
+        material.ca = read.bytes;
+      } catch (err) {
+        material.caError = unusable(describeError(err));
+      }
     }
   }
   const client = options.clientCertificate;
   if (client !== undefined) {
-    try {
-      const [cert, key] = await Promise.all([readFile(client.certFile), readFile(client.keyFile)]);
-      tls.createSecureContext({ cert, key });
-      material.client = { cert, key };
-    } catch (err) {
-      material.clientError = `the client certificate ${client.certFile} with key ${client.keyFile} cannot be used: ${describeError(err)}`;
+    const [cert, key] = await Promise.all([
+      readOperatorFile(client.certFile, 'client-certificate', signal),
+      readOperatorFile(client.keyFile, 'client-key', signal),
+    ]);
+    const unusable = (why: string) => `the client certificate ${client.certFile} with key ${client.keyFile} cannot be used: ${why}`;
+    if (!cert.ok) material.clientError = unusable(`the certificate: ${cert.reason}`);
+    else if (!key.ok) material.clientError = unusable(`the key: ${key.reason}`);
+    else {
+      try {
+        tls.createSecureContext({ cert: cert.bytes, key: key.bytes });
+        material.client = { cert: cert.bytes, key: key.bytes };
+      } catch (err) {
+        material.clientError = unusable(describeError(err));
+      }
     }
   }
   return material;
@@ -134,7 +147,7 @@ export async function probeServerGrpc(
   // Auto and off start with upstream's plaintext call, on its full budget and before anything else.
   const plaintext = options.mode === 'on' ? undefined : await checkGrpcHealth(address.target, budget);
   if (plaintext !== undefined && !isUnavailable(plaintext)) return { health: plaintext };
-  const material = options.mode === 'off' ? {} : await readMaterial(options);
+  const material = options.mode === 'off' ? {} : await step((own) => readMaterial(options, own.signal));
   const clientCertificateSent = material.client !== undefined;
 
   const handshake = (): Promise<HandshakeOutcome> =>

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readOperatorFile } from '../files/operator-file.ts';
 import { goTrimSpace } from '../go/strings.ts';
-import { fileErrorReason } from '../text/errors.ts';
 
 /** The bearer token for GET /snapshot, and a warning for stderr when a token file could not be read. */
 export interface BearerToken {
@@ -21,19 +20,16 @@ export interface TokenFiles {
  * Reads the bearer token for GET /snapshot: the `--snapshot-token-file` flag's file (`''`: no token),
  * else the controller-audience token when it exists, since the ServiceAccount token can never pass
  * `/snapshot`, else the ServiceAccount token. A missing file means no token; any other read failure
- * means no token and a warning.
+ * (a file that is no regular file or too large among them) means no token and a warning.
  */
-export async function readBearerToken(flag: string | undefined, files: TokenFiles): Promise<BearerToken> {
+export async function readBearerToken(flag: string | undefined, files: TokenFiles, signal?: AbortSignal): Promise<BearerToken> {
   if (flag === '') return { token: '' };
   const path = flag ?? (existsSync(files.controllerToken) ? files.controllerToken : files.serviceAccountToken);
-  try {
-    return { token: goTrimSpace(await readFile(path, 'utf8')) };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { token: '' };
-    const why = fileErrorReason(err);
-    return {
-      token: '',
-      warning: `could not read --snapshot-token-file ${JSON.stringify(path)} (${why}); probing /snapshot without a token`,
-    };
-  }
+  const read = await readOperatorFile(path, 'token', signal);
+  if (read.ok) return { token: goTrimSpace(read.bytes.toString('utf8')) };
+  if (read.missing) return { token: '' };
+  return {
+    token: '',
+    warning: `could not read --snapshot-token-file ${JSON.stringify(path)} (${read.reason}); probing /snapshot without a token`,
+  };
 }

@@ -16,6 +16,8 @@ const LAYER_RANK: Readonly<Record<string, number>> = {
   'version.ts': 0,
   go: 0,
   text: 0,
+  // Reading the files an operator names, bounded: the cluster, the probes and the run use it.
+  files: 0.5,
   report: 1,
   cluster: 2,
   probes: 2,

@@ -1,10 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KubeConfigError, loadKubeConfig } from '../../../src/cluster/kubeconfig.ts';
 
-function kubeconfig(server: string, contexts: string[] = ['a'], current = contexts[0] ?? ''): string {
+function kubeconfig(server: string, contexts: string[] = ['a'], current = contexts[0] ?? '', user = '    token: t'): string {
   const dir = mkdtempSync(join(tmpdir(), 'icd-kc-'));
   const file = join(dir, 'config');
   const yaml = [
@@ -14,7 +15,7 @@ function kubeconfig(server: string, contexts: string[] = ['a'], current = contex
     'clusters:',
     `- name: c\n  cluster:\n    server: ${server}`,
     'users:',
-    '- name: u\n  user:\n    token: t',
+    `- name: u\n  user:\n${user}`,
     'contexts:',
     ...contexts.map((c) => `- name: ${c}\n  context:\n    cluster: c\n    user: u`),
   ];
@@ -27,8 +28,15 @@ function serviceAccountDir(): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'icd-sa-')), 'serviceaccount');
   mkdirSync(dir);
   writeFileSync(join(dir, 'token'), 'tok');
-  writeFileSync(join(dir, 'ca.crt'), '');
+  writeFileSync(join(dir, 'ca.crt'), 'the CA');
   return dir;
+}
+
+/** A FIFO nobody writes. */
+function fifo(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'icd-fifo-')), 'fifo');
+  execFileSync('mkfifo', [file]);
+  return file;
 }
 
 /** No pod here: the in-cluster fallback finds no token. */
@@ -37,42 +45,94 @@ const NO_POD = '/nonexistent/serviceaccount';
 const noHome = { HOME: '/nonexistent-home' };
 
 describe('kubeconfig loading', () => {
-  it('uses --kubeconfig first', () => {
-    const kc = loadKubeConfig(
+  it('uses --kubeconfig first', async () => {
+    const kc = await loadKubeConfig(
       { kubeconfig: kubeconfig('https://one:6443'), context: '' },
       { ...noHome, KUBECONFIG: kubeconfig('https://two:6443') },
       NO_POD,
     );
     expect(kc.getCurrentCluster()?.server).toBe('https://one:6443');
   });
-  it('then $KUBECONFIG', () => {
-    const kc = loadKubeConfig({ kubeconfig: '', context: '' }, { ...noHome, KUBECONFIG: kubeconfig('https://two:6443') }, NO_POD);
+  it('then $KUBECONFIG', async () => {
+    const kc = await loadKubeConfig({ kubeconfig: '', context: '' }, { ...noHome, KUBECONFIG: kubeconfig('https://two:6443') }, NO_POD);
     expect(kc.getCurrentCluster()?.server).toBe('https://two:6443');
   });
-  it('switches to --context and refuses an unknown one', () => {
+  it('switches to --context and refuses an unknown one', async () => {
     const file = kubeconfig('https://one:6443', ['a', 'b']);
-    expect(loadKubeConfig({ kubeconfig: file, context: 'b' }, noHome, NO_POD).getCurrentContext()).toBe('b');
-    expect(() => loadKubeConfig({ kubeconfig: file, context: 'zz' }, noHome, NO_POD)).toThrow(KubeConfigError);
+    expect((await loadKubeConfig({ kubeconfig: file, context: 'b' }, noHome, NO_POD)).getCurrentContext()).toBe('b');
+    await expect(loadKubeConfig({ kubeconfig: file, context: 'zz' }, noHome, NO_POD)).rejects.toThrow(KubeConfigError);
   });
-  it('falls back to the in-cluster ServiceAccount only without --kubeconfig and --context', () => {
+  it('falls back to the in-cluster ServiceAccount only without --kubeconfig and --context', async () => {
     const env = { ...noHome, KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' };
     const dir = serviceAccountDir();
-    const kc = loadKubeConfig({ kubeconfig: '', context: '' }, env, dir);
-    expect(kc.getCurrentCluster()).toMatchObject({ server: 'https://10.0.0.1:443', caFile: join(dir, 'ca.crt') });
-    expect(() => loadKubeConfig({ kubeconfig: '', context: 'x' }, env, dir)).toThrow(/no kubeconfig found/);
+    const kc = await loadKubeConfig({ kubeconfig: '', context: '' }, env, dir);
+    expect(kc.getCurrentCluster()).toMatchObject({ server: 'https://10.0.0.1:443', caData: Buffer.from('the CA').toString('base64') });
+    await expect(loadKubeConfig({ kubeconfig: '', context: 'x' }, env, dir)).rejects.toThrow(/no kubeconfig found/);
   });
-  it('in a pod without a mounted token, says where it looked', () => {
+  it('in a pod without a mounted token, says where it looked', async () => {
     const env = { ...noHome, KUBERNETES_SERVICE_HOST: '10.0.0.1' };
-    expect(() => loadKubeConfig({ kubeconfig: '', context: '' }, env, NO_POD)).toThrow(
+    await expect(loadKubeConfig({ kubeconfig: '', context: '' }, env, NO_POD)).rejects.toThrow(
       `no ServiceAccount token is mounted at ${NO_POD}/token`,
     );
   });
-  it('says so when nothing is there at all', () => {
-    expect(() => loadKubeConfig({ kubeconfig: '', context: '' }, noHome, NO_POD)).toThrow(/no kubeconfig found/);
+  it('says so when nothing is there at all', async () => {
+    await expect(loadKubeConfig({ kubeconfig: '', context: '' }, noHome, NO_POD)).rejects.toThrow(/no kubeconfig found/);
   });
-  it('refuses a kubeconfig without a current context', () => {
-    expect(() => loadKubeConfig({ kubeconfig: kubeconfig('https://one:6443', ['a'], ''), context: '' }, noHome, NO_POD)).toThrow(
+  it('refuses a kubeconfig without a current context', async () => {
+    await expect(loadKubeConfig({ kubeconfig: kubeconfig('https://one:6443', ['a'], ''), context: '' }, noHome, NO_POD)).rejects.toThrow(
       /no current context/,
+    );
+  });
+});
+
+describe('the files a kubeconfig names', () => {
+  it('are read relative to the kubeconfig and handed to the client as data', async () => {
+    const file = kubeconfig(
+      'https://one:6443',
+      ['a'],
+      'a',
+      '    client-certificate: cert.pem\n    client-key: key.pem\n    token-file: tok',
+    );
+    const dir = join(file, '..');
+    writeFileSync(join(dir, 'cert.pem'), 'CERT');
+    writeFileSync(join(dir, 'key.pem'), 'KEY');
+    writeFileSync(join(dir, 'tok'), ' the-token\n');
+    const user = (await loadKubeConfig({ kubeconfig: file, context: '' }, noHome, NO_POD)).getCurrentUser();
+    expect(user).toMatchObject({
+      certData: Buffer.from('CERT').toString('base64'),
+      keyData: Buffer.from('KEY').toString('base64'),
+      token: 'the-token',
+    });
+    expect(user?.certFile).toBeUndefined();
+  });
+  it('of users the context does not use are not read', async () => {
+    const file = kubeconfig('https://one:6443', ['a'], 'a', '    token: t\n- name: other\n  user:\n    token-file: /nonexistent/token');
+    const kc = await loadKubeConfig({ kubeconfig: file, context: '' }, noHome, NO_POD);
+    expect(kc.getCurrentUser()?.token).toBe('t');
+    expect(kc.getUsers().map((u) => u.name)).toEqual(['u', 'other']);
+  });
+  it.each([
+    ['the kubeconfig itself', (f: string) => ({ kubeconfig: f, file: f }), /cannot load kubeconfig ".*": it is a FIFO, not a regular file/],
+    [
+      'its token file',
+      (f: string) => ({ kubeconfig: kubeconfig('https://one:6443', ['a'], 'a', `    token-file: ${f}`), file: f }),
+      /token file .*: it is a FIFO/,
+    ],
+    [
+      'its client certificate',
+      (f: string) => ({
+        kubeconfig: kubeconfig('https://one:6443', ['a'], 'a', `    client-certificate: ${f}\n    client-key: ${f}`),
+        file: f,
+      }),
+      /client certificate .*: it is a FIFO/,
+    ],
+  ])('refuses %s as a FIFO nobody writes, at once', async (_, setup, error) => {
+    const { kubeconfig: file } = setup(fifo());
+    await expect(loadKubeConfig({ kubeconfig: file, context: '' }, noHome, NO_POD)).rejects.toThrow(error);
+  });
+  it('refuses /dev/zero as a kubeconfig, by what it is', async () => {
+    await expect(loadKubeConfig({ kubeconfig: '/dev/zero', context: '' }, noHome, NO_POD)).rejects.toThrow(
+      'cannot load kubeconfig "/dev/zero": it is a character device, not a regular file',
     );
   });
 });

@@ -62,7 +62,7 @@ describe('readDoctorPod', () => {
       labelsFile: join(dir, 'missing'),
       labelsError: 'ENOENT',
     });
-    expect(await readDoctorPod({ namespace: 'ns' }, dir)).toMatchObject({ labelsError: 'EISDIR' });
+    expect(await readDoctorPod({ namespace: 'ns' }, dir)).toMatchObject({ labelsError: 'it is a directory, not a regular file' });
   });
 });
 

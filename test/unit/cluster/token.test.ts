@@ -52,7 +52,7 @@ describe('the /snapshot bearer token', () => {
     const { dir, files } = pod({ 'dir/x': 'secret' });
     const result = await readBearerToken(join(dir, 'dir'), files);
     expect(result.token).toBe('');
-    expect(result.warning).toMatch(/could not read --snapshot-token-file ".*dir" \(EISDIR\)/);
+    expect(result.warning).toMatch(/could not read --snapshot-token-file ".*dir" \(it is a directory, not a regular file\)/);
     expect(result.warning).not.toContain('secret');
   });
 });
