@@ -16,13 +16,23 @@ const SUP002: CodeDeclaration = {
 };
 
 /**
+ * SUP003: an object's annotation lists entries that are no code of the code table. One finding per
+ * object names a few of them and counts them all, however many the annotation holds.
+ */
+const SUP003: CodeDeclaration = {
+  status: 'INFO',
+  meaning: "An object's suppression annotation names codes that do not exist, so they suppress nothing.",
+  hint: "Correct or remove them in the object's inferencecache.io/doctor-suppress annotation; 'inferencecache codes' lists the codes that exist.",
+};
+
+/**
  * The suppression stage, declared as the checks are: the findings it adds about the rules themselves,
  * and the read it takes (the Namespaces' annotations; the other annotated Kinds the checks read
  * anyway). It runs after every check, on their findings (`apply.ts`).
  */
 export const SUPPRESSIONS = {
   name: 'Suppressions',
-  codes: { SUP001, SUP002 },
+  codes: { SUP001, SUP002, SUP003 },
   reads: { namespaces: 'optional' },
   probes: {},
 } as const satisfies Declaration;

@@ -1,6 +1,15 @@
+import { cutText } from '../checks/helpers.ts';
 import type { ClusterState, SuppressAnnotation } from '../cluster/state.ts';
 import { SUPPRESS_ANNOTATION, suppressAnnotationIn } from '../cluster/suppress-annotation.ts';
 import type { RuleScope, SuppressionRule } from './rule.ts';
+
+/**
+ * The longest reason (`inferencecache.io/doctor-suppress-reason`) a rule keeps, in characters: a
+ * longer one is cut, its last kept character `…`. The reason is repeated in every finding the
+ * annotation suppresses (`suppressedBy`) and in the rule's own findings, so its size must not be the
+ * cluster's to choose; a sentence or two fits.
+ */
+export const MAX_REASON_LENGTH = 256;
 
 /** The codes an annotation lists: separated by commas or white space, empty entries dropped. */
 function codesOf(annotation: SuppressAnnotation): string[] {
@@ -8,13 +17,14 @@ function codesOf(annotation: SuppressAnnotation): string[] {
 }
 
 function rulesOf(resource: string, annotation: SuppressAnnotation, scope: RuleScope): SuppressionRule[] {
+  const reason = annotation.reason === undefined ? undefined : cutText(annotation.reason, MAX_REASON_LENGTH);
   return codesOf(annotation).map((code) => ({
     code,
     scope,
     ref: {
       source: `annotation ${SUPPRESS_ANNOTATION} on ${resource}`,
       match: code,
-      ...(annotation.reason === undefined ? {} : { reason: annotation.reason }),
+      ...(reason === undefined ? {} : { reason }),
     },
     location: resource,
   }));
@@ -27,8 +37,10 @@ function itemsOf<T>(read: { readonly ok: boolean; readonly items?: readonly T[] 
 /**
  * The rules the gathered objects carry in their `inferencecache.io/doctor-suppress` annotation, one
  * per listed code: on a CacheBackend, CacheTenant or Pod (of any pod view the run gathered) a rule
- * matches findings about that object; on a Namespace, findings about anything in it. Annotation values come from the cluster: a listed
- * code that is no code simply matches nothing, and is reported as such.
+ * matches findings about that object; on a Namespace, findings about anything in it. Annotation
+ * values come from the cluster: a listed entry that is no code simply matches nothing, and the
+ * suppression stage reports all of an object's such entries in one finding (SUP003), however many
+ * there are. The reason beside them is kept up to {@link MAX_REASON_LENGTH} characters.
  */
 export function annotationRules(state: ClusterState): SuppressionRule[] {
   const rules: SuppressionRule[] = [];

@@ -1,5 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import { RuleError, expiryOf, globPattern, isCodeShaped, type SuppressionRule } from './rule.ts';
+import { RuleError, expiryOf, globPattern, globProblem, isCodeShaped, type SuppressionRule } from './rule.ts';
 
 /** The keys a rule of the file may have; any other is refused, so that a misspelt key is not ignored. */
 const RULE_KEYS = new Set(['code', 'resource', 'reason', 'expires']);
@@ -53,6 +53,8 @@ export function parseSuppressFile(text: string, file: string): SuppressionRule[]
     if (reason === '') throw new RuleError(`${at}: the rule for ${code} has no reason; say why it is suppressed`);
     const resource = fields.get('resource');
     if (resource === '') throw new RuleError(`${at}: resource is empty; leave it out to match every ${code} finding`);
+    const problem = resource === undefined ? undefined : globProblem(resource);
+    if (problem !== undefined) throw new RuleError(`${at}: ${problem}`);
     const expires = fields.get('expires');
     let expiresAt: number | undefined;
     try {

@@ -7,6 +7,7 @@
  */
 
 import type { Finding, SuppressionRef } from '../report/finding.ts';
+import { GlobMatcher } from './glob.ts';
 
 /**
  * Which findings of its code a rule matches: all of them, those whose resource matches a glob, those
@@ -15,7 +16,7 @@ import type { Finding, SuppressionRef } from '../report/finding.ts';
  */
 export type RuleScope =
   | { readonly kind: 'any' }
-  | { readonly kind: 'glob'; readonly pattern: RegExp }
+  | { readonly kind: 'glob'; readonly pattern: GlobMatcher }
   | { readonly kind: 'resource'; readonly resource: string }
   | { readonly kind: 'namespace'; readonly namespace: string };
 
@@ -48,12 +49,28 @@ export function isCodeShaped(text: string): boolean {
 }
 
 /**
- * A resource glob as a regular expression over the whole resource: `*` any run of characters (`/`
- * included), `?` one character, everything else itself.
+ * The longest resource glob a rule may have. No resource is longer (the longest is a kind, a namespace
+ * and an object name: a few hundred characters), and a longer glob would only make every match cost
+ * more: matching takes time in proportion to the glob's length.
  */
-export function globPattern(glob: string): RegExp {
-  const body = [...glob].map((c) => (c === '*' ? '.*' : c === '?' ? '.' : c.replace(/[\\^$.|+()[\]{}]/g, '\\$&'))).join('');
-  return new RegExp(`^${body}$`, 'su');
+export const MAX_GLOB_LENGTH = 1024;
+
+/** Why a resource glob cannot be used, or undefined when it can. */
+export function globProblem(glob: string): string | undefined {
+  if (glob === '') return 'the resource glob is empty';
+  if (glob.length > MAX_GLOB_LENGTH)
+    return `the resource glob is ${glob.length} characters long, more than any resource (at most ${MAX_GLOB_LENGTH})`;
+  return undefined;
+}
+
+/**
+ * A rule's resource glob, compiled once for every finding the rule meets: `*` any run of characters
+ * (`/` included), `?` one character (one code point), everything else itself. Matching takes time
+ * bounded by the lengths of the glob and the resource, however either is written (see
+ * {@link GlobMatcher}).
+ */
+export function globPattern(glob: string): GlobMatcher {
+  return new GlobMatcher(glob);
 }
 
 /**
@@ -89,6 +106,8 @@ export function parseSuppressFlag(text: string): SuppressionRule {
   if (!isCodeShaped(code))
     throw new RuleError(`invalid --suppress ${JSON.stringify(text)}: want CODE or CODE=RESOURCE-GLOB, e.g. CT001=cachetenant/prod/*`);
   if (glob === '') throw new RuleError(`invalid --suppress ${JSON.stringify(text)}: the resource glob after '=' is empty`);
+  const problem = glob === undefined ? undefined : globProblem(glob);
+  if (problem !== undefined) throw new RuleError(`invalid --suppress ${JSON.stringify(text.slice(0, 64))}…: ${problem}`);
   return {
     code,
     scope: glob === undefined ? { kind: 'any' } : { kind: 'glob', pattern: globPattern(glob) },

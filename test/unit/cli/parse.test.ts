@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError, type DoctorOptions } from '../../../src/cli/options.ts';
 import { parseCommandLine } from '../../../src/cli/parse.ts';
 import { parseServerEndpoint } from '../../../src/cli/server-endpoint.ts';
+import { globPattern } from '../../../src/suppress/rule.ts';
 
 function doctor(...args: string[]): DoctorOptions {
   const command = parseCommandLine(['doctor', ...args]);
@@ -203,7 +204,7 @@ describe('doctor flags', () => {
         { code: 'CB004', scope: { kind: 'any' }, ref: { source: '--suppress', match: 'CB004' }, location: '--suppress CB004' },
         {
           code: 'CT001',
-          scope: { kind: 'glob', pattern: /^cachetenant\/.*$/su },
+          scope: { kind: 'glob', pattern: globPattern('cachetenant/*') },
           ref: { source: '--suppress', match: 'CT001=cachetenant/*' },
           location: '--suppress CT001=cachetenant/*',
         },

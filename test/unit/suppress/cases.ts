@@ -53,6 +53,11 @@ export function onNamespace(namespace: string, code: string): SuppressionRule {
   };
 }
 
+/** `n` distinct codes of the shape of a code that no check declares (no prefix starts with X): XA000, XA001, … */
+export function unknownCodes(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `X${String.fromCharCode(65 + Math.floor(i / 1000))}${String(i % 1000).padStart(3, '0')}`);
+}
+
 export interface SuppressionCase {
   readonly name: string;
   readonly findings: readonly Finding[];
@@ -127,8 +132,34 @@ export const SUPPRESSION_CASES: readonly SuppressionCase[] = [
   {
     name: 'an annotated code that no finding of the object has is reported (SUP001) with the object',
     findings: [slowA],
-    rules: [onObject('cachebackend/prod/a', 'EP001'), onObject('cachebackend/prod/a', 'NOTACODE')],
+    rules: [onObject('cachebackend/prod/a', 'EP001'), onObject('cachebackend/prod/a', 'CB003')],
     kept: ['CB004 cachebackend/prod/a', 'SUP001 cachebackend/prod/a', 'SUP001 cachebackend/prod/a'],
+    suppressed: [],
+  },
+  {
+    name: 'an annotated entry that is no code is reported apart (SUP003), not as a rule that matched nothing',
+    findings: [slowA],
+    rules: [onObject('cachebackend/prod/a', 'EP001'), onObject('cachebackend/prod/a', 'NOTACODE')],
+    kept: ['CB004 cachebackend/prod/a', 'SUP001 cachebackend/prod/a', 'SUP003 cachebackend/prod/a'],
+    suppressed: [],
+  },
+  {
+    name: 'an annotation listing 20000 codes that do not exist: one SUP003 for the object; its real code still suppresses',
+    findings: [slowA, slowB],
+    rules: [onObject('cachebackend/prod/a', 'CB004'), ...unknownCodes(20_000).map((code) => onObject('cachebackend/prod/a', code))],
+    kept: ['CB004 cachebackend/prod/b', 'SUP003 cachebackend/prod/a'],
+    suppressed: ['CB004 cachebackend/prod/a <- annotation inferencecache.io/doctor-suppress on cachebackend/prod/a'],
+  },
+  {
+    name: 'codes that do not exist on two objects and a Namespace: one SUP003 for each, in the order met',
+    findings: [],
+    rules: [
+      onObject('cachebackend/prod/a', 'XA001'),
+      onNamespace('dev', 'cb004'),
+      onObject('cachebackend/prod/b', 'XA001'),
+      onObject('cachebackend/prod/a', 'XA002'),
+    ],
+    kept: ['SUP003 cachebackend/prod/a', 'SUP003 namespace/dev', 'SUP003 cachebackend/prod/b'],
     suppressed: [],
   },
   {
