@@ -1,11 +1,18 @@
 import { isTerminated } from '../cluster/install.ts';
 import { PULL_SECRET_KEYS } from '../cluster/project-pull-secret.ts';
-import { pullSecretRefs, secretKey, type PullSecretRef } from '../cluster/pull-secret-refs.ts';
-import type { PullSecretLookup } from '../cluster/state.ts';
+import {
+  MAX_PULL_SECRETS_PER_OBJECT,
+  pullSecretPlan,
+  secretKey,
+  type PullSecretOverflow,
+  type PullSecretRef,
+} from '../cluster/pull-secret-refs.ts';
+import type { Pod, PullSecretLookup } from '../cluster/state.ts';
 import { goQuote } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
+import { quoteSome } from './helpers.ts';
 
 const CODES = {
   API001,
@@ -35,6 +42,11 @@ const CODES = {
     hint: "List the secret's name in the chart's rbac.pullSecretNames to let the doctor read it by name (only its type and shape are kept).",
   },
   IP006: { status: 'OK', meaning: 'An image pull secret exists and holds well-formed registry credentials.', hint: 'Nothing to do.' },
+  IP007: {
+    status: 'INFO',
+    meaning: `A pod of the install or its ServiceAccount names more than ${MAX_PULL_SECRETS_PER_OBJECT} image pull secrets; the doctor reads the first ${MAX_PULL_SECRETS_PER_OBJECT} of each, so the others (unless another object names them) were not verified.`,
+    hint: 'Remove the pull secrets the pod or ServiceAccount does not use (the kubelet needs one per private registry); the finding names some of those left unverified.',
+  },
 } as const satisfies Record<string, CodeDeclaration>;
 
 /** The waiting reasons of a container whose image could not be pulled. */
@@ -42,6 +54,17 @@ export const PULL_FAILURE_REASONS: ReadonlySet<string> = new Set(['ImagePullBack
 
 /** How many referrers a message names before it says "and N more". */
 const NAMED_REFERRERS = 3;
+
+/**
+ * How many containers of one pod waiting on their image get an IP004 each. A pod has a handful; one
+ * with hundreds would otherwise give hundreds of findings, so the others share one more IP004.
+ */
+export const MAX_WAITING_CONTAINERS_PER_POD = 16;
+
+/** How many names a finding about the objects beyond a bound quotes before it says "and N more". */
+const NAMED_BEYOND = 5;
+/** The longest name quoted whole there: a Secret name has at most 253 characters, a container name 63. */
+const MAX_QUOTED_NAME = 253;
 
 function namedBy(ref: PullSecretRef): string {
   const shown = ref.referrers.slice(0, NAMED_REFERRERS).join(', ');
@@ -111,12 +134,47 @@ function judgeSecret(emit: EmitFor<typeof CODES>, ref: PullSecretRef, lookup: Pu
   }
 }
 
+/** IP007: the pull secrets a pod or ServiceAccount names beyond what the doctor reads of one object. */
+function judgeOverflow(emit: EmitFor<typeof CODES>, overflow: PullSecretOverflow): Finding {
+  const { referrer, named, unread } = overflow;
+  const who = referrer.startsWith('pod/') ? 'the pod' : 'the ServiceAccount';
+  return emit(
+    'IP007',
+    referrer,
+    `${who} names ${named} image pull secrets, and the doctor reads at most ${MAX_PULL_SECRETS_PER_OBJECT} of one pod or ServiceAccount, so ${unread.length} ${unread.length === 1 ? 'was' : 'were'} not verified: ${quoteSome(unread, NAMED_BEYOND, MAX_QUOTED_NAME)}`,
+  );
+}
+
+/** IP004 for each container of `pod` waiting on its image, the first few one by one and the rest in one. */
+function judgeWaiting(emit: EmitFor<typeof CODES>, pod: Pod): Finding[] {
+  const resource = `pod/${pod.namespace}/${pod.name}`;
+  const pulling = (pod.waiting ?? []).filter((w) => PULL_FAILURE_REASONS.has(w.reason));
+  const findings = pulling.slice(0, MAX_WAITING_CONTAINERS_PER_POD).map((w) => {
+    const said = w.message === '' ? 'no message' : goQuote(w.message);
+    return emit('IP004', resource, `container ${goQuote(w.container)} (image ${goQuote(w.image)}) is waiting in ${w.reason}: ${said}`);
+  });
+  const rest = pulling.slice(MAX_WAITING_CONTAINERS_PER_POD);
+  if (rest.length === 0) return findings;
+  const more = rest.length === 1 ? '1 more container of the pod is' : `${rest.length} more containers of the pod are`;
+  const names = quoteSome(
+    rest.map((w) => w.container),
+    NAMED_BEYOND,
+    MAX_QUOTED_NAME,
+  );
+  const tail = `waiting in ImagePullBackOff or ErrImagePull besides the ${MAX_WAITING_CONTAINERS_PER_POD} above: ${names}`;
+  findings.push(emit('IP004', resource, `${more} ${tail}`));
+  return findings;
+}
+
 /**
  * ImagePullability: every pull secret that the install's live pods name, directly or through their
  * ServiceAccount, exists and holds a credentials document the kubelet can use; and no container of
  * those pods waits in ImagePullBackOff or ErrImagePull. Secrets are read by name and judged by type
  * and shape only: no message carries any of their content. A secret the doctor may not read is
- * reported as unverified (INFO), not skipped.
+ * reported as unverified (INFO), not skipped. What one object can multiply is bounded: at most
+ * {@link MAX_PULL_SECRETS_PER_OBJECT} pull secrets of one pod or ServiceAccount are read and judged
+ * (the others are counted in one IP007), and at most {@link MAX_WAITING_CONTAINERS_PER_POD} waiting
+ * containers of one pod get an IP004 each (the others share one more).
  */
 export const imagePullability = defineCheck({
   name: 'ImagePullability',
@@ -137,21 +195,10 @@ export const imagePullability = defineCheck({
         ),
       );
     }
-    const refs = pullSecretRefs(installPods, serviceAccounts.ok ? serviceAccounts.items : []);
+    const { refs, overflows } = pullSecretPlan(installPods, serviceAccounts.ok ? serviceAccounts.items : []);
     for (const ref of refs) findings.push(judgeSecret(emit, ref, pullSecrets.get(secretKey(ref.namespace, ref.name))));
-    for (const { pod } of live) {
-      for (const w of pod.waiting ?? []) {
-        if (!PULL_FAILURE_REASONS.has(w.reason)) continue;
-        const said = w.message === '' ? 'no message' : goQuote(w.message);
-        findings.push(
-          emit(
-            'IP004',
-            `pod/${pod.namespace}/${pod.name}`,
-            `container ${goQuote(w.container)} (image ${goQuote(w.image)}) is waiting in ${w.reason}: ${said}`,
-          ),
-        );
-      }
-    }
+    for (const overflow of overflows) findings.push(judgeOverflow(emit, overflow));
+    for (const { pod } of live) findings.push(...judgeWaiting(emit, pod));
     return findings;
   },
 });

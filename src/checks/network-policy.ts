@@ -1,11 +1,12 @@
 import { SERVER_POD_LABELS } from '../cluster/install.ts';
 import { describeSelector, isEmptySelector, matchSelector, type KnownLabels, type Verdict } from '../cluster/label-selector.ts';
 import type { DoctorPod } from '../cluster/pod-identity.ts';
-import type { IngressRule, NamespaceLookup, NetworkPolicyRecord, Pod, PolicyPeer, PolicyPort } from '../cluster/state.ts';
+import type { IngressRule, LabelSelector, NamespaceLookup, NetworkPolicyRecord, Pod, PolicyPeer, PolicyPort } from '../cluster/state.ts';
 import { goQuote } from '../go/quote.ts';
 import type { HttpResult } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
+import { cutText, listSome } from './helpers.ts';
 
 const CODES = {
   NP001: {
@@ -35,6 +36,15 @@ export const CONTROLLER_FACING_PORT = 8081;
 /** The label every namespace carries with its own name. */
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
 
+/**
+ * How many policies, sources, ports, reasons or label requirements a message lists before it says
+ * "and N more". A policy may hold any number of rules, peers and requirements; the finding stays one,
+ * and so should the size of its message.
+ */
+const LISTED = 8;
+/** The longest label selector or requirement written out whole. */
+const MAX_SELECTOR_TEXT = 256;
+
 /** What the check knows of the doctor's place in the cluster. */
 interface Self {
   readonly pod: DoctorPod;
@@ -49,6 +59,13 @@ interface OpenRule {
   readonly policy: NetworkPolicyRecord;
   readonly index: number;
   readonly rule: IngressRule;
+}
+
+/** A peer of an open rule, judged against the doctor's pod. */
+interface JudgedPeer extends OpenRule {
+  readonly peer: PolicyPeer;
+  readonly verdict: Verdict;
+  readonly lacks: readonly string[];
 }
 
 function policyName(p: NetworkPolicyRecord): string {
@@ -82,18 +99,26 @@ function ruleAdmitsPort(rule: IngressRule, server: Pod): boolean {
   return rule.ports.length === 0 || rule.ports.some((p) => portAdmits(p, server));
 }
 
+/** A label selector in words, cut when it is long. */
+function selectorText(selector: LabelSelector): string {
+  return cutText(describeSelector(selector), MAX_SELECTOR_TEXT);
+}
+
+/** Label requirements (`a=b (absent)`), a few of them, each cut when it is long. */
+function requirementsText(requirements: readonly string[]): string {
+  return listSome(requirements, LISTED, (r) => cutText(r, MAX_SELECTOR_TEXT));
+}
+
 /** Who a peer admits, in words: `pods with a=b in namespace "x"`. */
 function describePeer(peer: PolicyPeer, policyNamespace: string): string {
   if (peer.ipBlock !== undefined) {
-    const except = peer.ipBlock.except.length === 0 ? '' : ` except ${peer.ipBlock.except.join(', ')}`;
+    const except = peer.ipBlock.except.length === 0 ? '' : ` except ${listSome(peer.ipBlock.except, LISTED, (cidr) => cidr)}`;
     return `addresses in ${peer.ipBlock.cidr}${except}`;
   }
   const pods =
-    peer.podSelector === undefined || isEmptySelector(peer.podSelector) ? 'any pod' : `pods with ${describeSelector(peer.podSelector)}`;
+    peer.podSelector === undefined || isEmptySelector(peer.podSelector) ? 'any pod' : `pods with ${selectorText(peer.podSelector)}`;
   if (peer.namespaceSelector === undefined) return `${pods} in namespace ${goQuote(policyNamespace)}`;
-  const namespaces = isEmptySelector(peer.namespaceSelector)
-    ? 'any namespace'
-    : `namespaces with ${describeSelector(peer.namespaceSelector)}`;
+  const namespaces = isEmptySelector(peer.namespaceSelector) ? 'any namespace' : `namespaces with ${selectorText(peer.namespaceSelector)}`;
   return `${pods} in ${namespaces}`;
 }
 
@@ -110,29 +135,30 @@ function judgePeer(peer: PolicyPeer, policyNamespace: string, self: Self): { ver
   } else {
     const ns = matchSelector(peer.namespaceSelector, self.namespaceLabels);
     verdicts.push(ns.verdict);
-    if (ns.unmet.length > 0) lacks.push(`namespace ${goQuote(self.pod.namespace)} lacks ${ns.unmet.join(', ')}`);
-    if (ns.undecided.length > 0) lacks.push(`namespace ${goQuote(self.pod.namespace)} may lack ${ns.undecided.join(', ')}`);
+    if (ns.unmet.length > 0) lacks.push(`namespace ${goQuote(self.pod.namespace)} lacks ${requirementsText(ns.unmet)}`);
+    if (ns.undecided.length > 0) lacks.push(`namespace ${goQuote(self.pod.namespace)} may lack ${requirementsText(ns.undecided)}`);
   }
   if (peer.podSelector !== undefined) {
     const pod = matchSelector(peer.podSelector, self.podLabels);
     verdicts.push(pod.verdict);
-    if (pod.unmet.length > 0) lacks.push(`the doctor's pod lacks ${pod.unmet.join(', ')}`);
-    if (pod.undecided.length > 0) lacks.push(`the doctor's pod may lack ${pod.undecided.join(', ')}`);
+    if (pod.unmet.length > 0) lacks.push(`the doctor's pod lacks ${requirementsText(pod.unmet)}`);
+    if (pod.undecided.length > 0) lacks.push(`the doctor's pod may lack ${requirementsText(pod.undecided)}`);
   }
   const verdict: Verdict = verdicts.includes('no') ? 'no' : verdicts.includes('unknown') ? 'unknown' : 'yes';
   return { verdict, lacks };
 }
 
-/** Per policy: the ports it admits when none is 8081, so the message can say so. */
-function closedPolicies(selecting: readonly NetworkPolicyRecord[], open: readonly OpenRule[], server: Pod): string[] {
-  return selecting
-    .filter((p) => !open.some((o) => o.policy === p))
-    .map((p) => {
-      const ports = p.ingress.flatMap((r) => r.ports.map((port) => describePort(port, server)));
-      return p.ingress.length === 0
-        ? `${policyName(p)} admits no ingress at all`
-        : `${policyName(p)} admits only ${[...new Set(ports)].join(', ')}`;
-    });
+/** The policies that admit nothing to 8081. */
+function closedPolicies(selecting: readonly NetworkPolicyRecord[], open: readonly OpenRule[]): NetworkPolicyRecord[] {
+  const opened = new Set(open.map((o) => o.policy));
+  return selecting.filter((p) => !opened.has(p));
+}
+
+/** The ports a policy admits when none is 8081, so the message can say so. */
+function describeClosed(p: NetworkPolicyRecord, server: Pod): string {
+  if (p.ingress.length === 0) return `${policyName(p)} admits no ingress at all`;
+  const ports = new Set(p.ingress.flatMap((r) => r.ports.map((port) => describePort(port, server))));
+  return `${policyName(p)} admits only ${listSome([...ports], LISTED, (port) => port)}`;
 }
 
 /** `pods with … in namespace "x" (NetworkPolicy "x/p")`, one entry per peer of the open rules. */
@@ -216,13 +242,13 @@ function judgeServer(
   const open: OpenRule[] = selecting.flatMap((policy) =>
     policy.ingress.flatMap((rule, index) => (ruleAdmitsPort(rule, server) ? [{ policy, index, rule }] : [])),
   );
-  const closed = closedPolicies(selecting, open, server);
-  const names = selecting.map(policyName).join(', ');
+  const closed = closedPolicies(selecting, open);
+  const names = listSome(selecting, LISTED, policyName);
   if (open.length === 0) {
     return emit(
       'NP001',
       resource,
-      `${trigger}: ${names} select${selecting.length === 1 ? 's' : ''} the server pod and admit${selecting.length === 1 ? 's' : ''} no traffic to ${target} from anyone: ${closed.join('; ')}`,
+      `${trigger}: ${names} select${selecting.length === 1 ? 's' : ''} the server pod and admit${selecting.length === 1 ? 's' : ''} no traffic to ${target} from anyone: ${listSome(closed, LISTED, (p) => describeClosed(p, server), '; ')}`,
     );
   }
   const anySource = open.find((o) => o.rule.from.length === 0);
@@ -233,7 +259,7 @@ function judgeServer(
       `${trigger}, but ${policyName(anySource.policy)} (ingress rule ${anySource.index + 1}) admits ${target} from any source, so no NetworkPolicy blocks it; look at the server process, its Service and the network path instead`,
     );
   }
-  const sources = admittedSources(open).join('; ');
+  const sources = listSome(admittedSources(open), LISTED, (source) => source, '; ');
   if (self === undefined) {
     return emit(
       'NP002',
@@ -242,8 +268,8 @@ function judgeServer(
     );
   }
   const who = `the doctor's pod (namespace ${goQuote(self.pod.namespace)}, ${labelText(self.pod.labels)})`;
-  const judged = open.flatMap(({ policy, index, rule }) =>
-    rule.from.map((peer) => ({ policy, index, peer, ...judgePeer(peer, policy.namespace, self) })),
+  const judged: JudgedPeer[] = open.flatMap(({ policy, index, rule }) =>
+    rule.from.map((peer) => ({ policy, index, rule, peer, ...judgePeer(peer, policy.namespace, self) })),
   );
   const admitted = judged.find((j) => j.verdict === 'yes');
   if (admitted !== undefined) {
@@ -253,8 +279,15 @@ function judgeServer(
       `${trigger}, but ${policyName(admitted.policy)} (ingress rule ${admitted.index + 1}) admits ${who} to ${target}, so no NetworkPolicy blocks it; look at the server process, its Service and the network path instead`,
     );
   }
-  const reasons = judged.map((j) => `${policyName(j.policy)} admits ${describePeer(j.peer, j.policy.namespace)}: ${j.lacks.join('; ')}`);
-  const allReasons = [...reasons, ...closed].join(' | ');
+  const allReasons = listSome<JudgedPeer | NetworkPolicyRecord>(
+    [...judged, ...closed],
+    LISTED,
+    (j) =>
+      'peer' in j
+        ? `${policyName(j.policy)} admits ${describePeer(j.peer, j.policy.namespace)}: ${j.lacks.join('; ')}`
+        : describeClosed(j, server),
+    ' | ',
+  );
   if (judged.some((j) => j.verdict === 'unknown')) {
     return emit(
       'NP004',

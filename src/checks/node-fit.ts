@@ -4,7 +4,8 @@ import { goQuote } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
-import { amountsOf, describeAmounts, effectiveRequests, shortfalls, type Amounts } from './pod-requests.ts';
+import { listSome } from './helpers.ts';
+import { NAMED_RESOURCES, amountsOf, describeAmounts, effectiveRequests, shortfalls, type Amounts } from './pod-requests.ts';
 import { formatQuantity } from './quantity.ts';
 
 const CODES = {
@@ -48,8 +49,13 @@ function excluded(nodes: readonly NodeRecord[]): string {
 /** `node-a lacks nvidia.com/gpu (allocatable 0)`, for the first few nodes. */
 function gaps(request: Amounts, candidates: readonly Candidate[]): string {
   const lines = candidates.map(({ node, allocatable }) => {
-    const missing = shortfalls(request, allocatable).map((r) => `${r} (allocatable ${formatQuantity(allocatable.get(r) ?? 0n, r)})`);
-    return `${node.name} lacks ${missing.join(' and ')}`;
+    const missing = listSome(
+      shortfalls(request, allocatable),
+      NAMED_RESOURCES,
+      (r) => `${r} (allocatable ${formatQuantity(allocatable.get(r) ?? 0n, r)})`,
+      ' and ',
+    );
+    return `${node.name} lacks ${missing}`;
   });
   return listNames(lines);
 }

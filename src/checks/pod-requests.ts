@@ -1,4 +1,5 @@
 import type { PodRequests, ResourceList } from '../cluster/state.ts';
+import { listSome } from './helpers.ts';
 import { formatQuantity, parseQuantity } from './quantity.ts';
 
 /** Resource name → amount in nano-units. */
@@ -59,11 +60,15 @@ export function shortfalls(request: Amounts, allocatable: Amounts): string[] {
   return [...request].filter(([name, v]) => v > (allocatable.get(name) ?? 0n)).map(([name]) => name);
 }
 
-/** `cpu 2, memory 16Gi, nvidia.com/gpu 1`: cpu and memory first, then the rest by name. */
+/**
+ * How many resources a message names before it says "and N more": a pod may request any number of
+ * extended resources, and its finding should not grow with them.
+ */
+export const NAMED_RESOURCES = 8;
+
+/** `cpu 2, memory 16Gi, nvidia.com/gpu 1`: cpu and memory first, then the rest by name, the first few of them. */
 export function describeAmounts(amounts: Amounts): string {
   const rank = (name: string) => (name === 'cpu' ? 0 : name === 'memory' ? 1 : 2);
-  return [...amounts]
-    .sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, v]) => `${name} ${formatQuantity(v, name)}`)
-    .join(', ');
+  const sorted = [...amounts].sort(([a], [b]) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  return listSome(sorted, NAMED_RESOURCES, ([name, v]) => `${name} ${formatQuantity(v, name)}`);
 }

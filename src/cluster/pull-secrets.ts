@@ -18,7 +18,10 @@ async function readOne(api: KubeApi, ref: PullSecretRef, signal: AbortSignal): P
 
 /**
  * Reads each referenced pull secret by name, once, a few at a time (least privilege: a ClusterRole
- * can grant `get` without `list`, and nothing else is read). Only type and shape are kept.
+ * can grant `get` without `list`, and nothing else is read). Only type and shape are kept. `refs` are
+ * those of `pullSecretRefs`, at most `MAX_PULL_SECRETS_PER_OBJECT` from any one pod or
+ * ServiceAccount, so the number of reads grows with the number of objects, never with what one of
+ * them lists.
  */
 export async function readPullSecrets(
   api: KubeApi,

@@ -1,7 +1,8 @@
 /** ImagePullability (IP): pull secrets of the install's pods and ServiceAccounts, and pull failures. */
-import { imagePullability } from '../../../src/checks/image-pull.ts';
-import type { PullSecretLookup } from '../../../src/cluster/state.ts';
-import { failed, given, ok, pod, type Case, type CheckTable } from './fixtures.ts';
+import { MAX_WAITING_CONTAINERS_PER_POD, imagePullability } from '../../../src/checks/image-pull.ts';
+import { MAX_PULL_SECRETS_PER_OBJECT } from '../../../src/cluster/pull-secret-refs.ts';
+import type { ContainerWaiting, PullSecretLookup } from '../../../src/cluster/state.ts';
+import { failed, given, ok, pod, type Case, type CheckTable, type Expected } from './fixtures.ts';
 import { VALID_DOCKERCONFIGJSON, WORKLOAD_LABELS, live, secrets, serviceAccount } from './install-fixtures.ts';
 
 /** A live install pod `ns1/<name>` naming the given pull secrets. */
@@ -22,6 +23,23 @@ function oneSecret(name: string, lookup: PullSecretLookup, expected: Case['expec
 }
 
 const S = 'secret/ns1/s';
+
+/** `n` names: `<prefix>00`, `<prefix>01`, … */
+const numbered = (prefix: string, n: number, from = 0) =>
+  Array.from({ length: n }, (_, i) => `${prefix}${String(from + i).padStart(2, '0')}`);
+/** Lookups of every name given, all well-formed (as though each were read). */
+const validAll = (names: readonly string[]) => secrets(Object.fromEntries(names.map((name) => [name, VALID_DOCKERCONFIGJSON])));
+/** IP006 for each name given. */
+const verified = (names: readonly string[]): Expected[] => names.map((name) => ['IP006', `secret/ns1/${name}`]);
+/** `n` containers waiting on their image. */
+const backingOff = (n: number): ContainerWaiting[] =>
+  numbered('c', n).map((container) => ({
+    container,
+    image: `registry.test/${container}:v1`,
+    reason: 'ImagePullBackOff',
+    message: 'Back-off',
+  }));
+const BOUND = MAX_PULL_SECRETS_PER_OBJECT;
 
 export const imagePullCases: readonly Case[] = [
   oneSecret('missing → IP001', { kind: 'not-found' }, [['IP001', S, ['does not exist in namespace "ns1"', 'named by pod/ns1/p']]]),
@@ -143,6 +161,97 @@ export const imagePullCases: readonly Case[] = [
     name: 'pods read failed → API001 Pod',
     input: live({ pods: failed('connection refused') }),
     expected: [['API001', 'Pod', ['connection refused']]],
+  },
+
+  // --- what one object can multiply: pull secrets per pod or ServiceAccount, waiting containers per pod
+  {
+    name: `a pod naming exactly ${BOUND} pull secrets → each judged, no IP007`,
+    input: live({ pods: ok([puller('p', numbered('s', BOUND))]), pullSecrets: validAll(numbered('s', BOUND)) }),
+    expected: verified(numbered('s', BOUND)),
+  },
+  {
+    name: `a pod naming 40 → the first ${BOUND} judged, one IP007 naming a few of the other 24 and counting them`,
+    input: live({ pods: ok([puller('p', numbered('s', 40))]), pullSecrets: validAll(numbered('s', 40)) }),
+    expected: [
+      ...verified(numbered('s', BOUND)),
+      [
+        'IP007',
+        'pod/ns1/p',
+        ['the pod names 40 image pull secrets', `at most ${BOUND}`, '24 were not verified: "s16", "s17", "s18", "s19", "s20" and 19 more'],
+      ],
+    ],
+  },
+  {
+    name: 'a name listed twice counts once toward the bound',
+    input: live({
+      pods: ok([puller('p', [...numbered('s', BOUND), ...numbered('s', BOUND)])]),
+      pullSecrets: validAll(numbered('s', BOUND)),
+    }),
+    expected: verified(numbered('s', BOUND)),
+  },
+  {
+    name: 'a ServiceAccount naming 20, run as by two pods → the first 16 judged, one IP007 for the ServiceAccount',
+    input: live({
+      pods: ok([puller('a', [], { serviceAccountName: 'wide' }), puller('b', [], { serviceAccountName: 'wide' })]),
+      serviceAccounts: ok([serviceAccount('wide', numbered('sa', 20))]),
+      pullSecrets: validAll(numbered('sa', 20)),
+    }),
+    expected: [
+      ...verified(numbered('sa', BOUND)),
+      [
+        'IP007',
+        'serviceaccount/ns1/wide',
+        ['the ServiceAccount names 20', '4 were not verified: "sa16", "sa17", "sa18", "sa19"'],
+        ['more'],
+      ],
+    ],
+  },
+  {
+    name: 'names beyond one pod’s bound that another pod names within its own are judged, and not called unverified',
+    input: live({
+      pods: ok([puller('wide', numbered('s', 18)), puller('narrow', numbered('s', 1, 17))]),
+      pullSecrets: validAll(numbered('s', 18)),
+    }),
+    expected: [
+      ...verified(numbered('s', BOUND)),
+      ['IP006', 'secret/ns1/s17'],
+      ['IP007', 'pod/ns1/wide', ['1 was not verified: "s16"'], ['"s17"']],
+    ],
+  },
+  {
+    name: 'every name beyond the bound judged through another pod → no IP007',
+    input: live({
+      pods: ok([puller('wide', numbered('s', 17)), puller('narrow', ['s16'])]),
+      pullSecrets: validAll(numbered('s', 17)),
+    }),
+    expected: verified(numbered('s', 17)),
+  },
+  {
+    name: `${MAX_WAITING_CONTAINERS_PER_POD} containers waiting on their image → an IP004 each, nothing more`,
+    input: live({ pods: ok([puller('p', [], { waiting: backingOff(MAX_WAITING_CONTAINERS_PER_POD) })]) }),
+    expected: numbered('c', MAX_WAITING_CONTAINERS_PER_POD).map((c): Expected => ['IP004', 'pod/ns1/p', [`"${c}"`], ['more containers']]),
+  },
+  {
+    name: `40 containers waiting on their image → an IP004 each for the first ${MAX_WAITING_CONTAINERS_PER_POD}, one more for the other 24`,
+    input: live({ pods: ok([puller('p', [], { waiting: backingOff(40) })]) }),
+    expected: [
+      ...numbered('c', MAX_WAITING_CONTAINERS_PER_POD).map((c): Expected => ['IP004', 'pod/ns1/p', [`"${c}"`]]),
+      ['IP004', 'pod/ns1/p', ['24 more containers of the pod are waiting', '"c16", "c17", "c18", "c19", "c20" and 19 more']],
+    ],
+  },
+  {
+    name: 'containers waiting for another reason do not count toward the bound',
+    input: live({
+      pods: ok([
+        puller('p', [], {
+          waiting: [
+            ...backingOff(MAX_WAITING_CONTAINERS_PER_POD),
+            { container: 'side', image: 'registry.test/side:v1', reason: 'ContainerCreating', message: '' },
+          ],
+        }),
+      ]),
+    }),
+    expected: numbered('c', MAX_WAITING_CONTAINERS_PER_POD).map((c): Expected => ['IP004', 'pod/ns1/p', [`"${c}"`]]),
   },
   { name: 'install pods without pull secrets → nothing', input: live({ pods: ok([puller('p', [])]) }), expected: [] },
   { name: 'pull secrets not gathered (offline input) → nothing', input: given({ pods: ok([puller('p', ['s'])]) }), expected: [] },

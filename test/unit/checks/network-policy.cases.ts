@@ -390,4 +390,72 @@ export const networkPolicyCases: readonly Case[] = [
   },
 ];
 
+/** One rule admitting 8081 from `n` peers, each pods labelled `app=a-<i>` of the policy's namespace. */
+function manyPeers(n: number) {
+  return netpol('many-peers', [
+    rule(
+      Array.from({ length: n }, (_, i) => ({ podSelector: selector({ app: `a-${i}` }) })),
+      [tcp(8081)],
+    ),
+  ]);
+}
+/** A message of at most `n` characters. */
+const atMost = (n: number) => new RegExp(`^.{1,${n}}$`, 'su');
+
+/** What one policy holds (rules, peers, ports, label requirements) is listed a few items at a time. */
+export const networkPolicyBoundCases: readonly Case[] = [
+  inCluster(
+    'a policy admitting 8081 from 8 peers, none the doctor → NP001 listing all 8',
+    doctorIn('ns1'),
+    { networkPolicies: ok([manyPeers(8)]) },
+    [['NP001', SRV, ['app=a-0 (absent)', 'app=a-7 (absent)'], ['more']]],
+  ),
+  inCluster(
+    'a policy admitting 8081 from 10000 peers, none the doctor → NP001 listing 8 and counting the rest',
+    doctorIn('ns1'),
+    { networkPolicies: ok([manyPeers(10_000)]) },
+    [['NP001', SRV, ['app=a-7 (absent) and 9992 more', atMost(3000)], [/app=a-8\b/]]],
+  ),
+  {
+    name: 'from a workstation, a policy admitting 10000 sources → NP002 listing 8 and counting the rest',
+    input: live({ pods: ok([serverPod()]), networkPolicies: ok([manyPeers(10_000)]) }, { probes: { server: blackholed } }),
+    expected: [['NP002', SRV, ['pods with app=a-7 in namespace "ns1" (NetworkPolicy "ns1/many-peers") and 9992 more', atMost(2000)]]],
+  },
+  inCluster(
+    'a policy admitting 10000 ports, none 8081 → NP001 listing 8 and counting the rest',
+    doctorIn('ns1', { ...CONTROLLER_LABELS }),
+    {
+      networkPolicies: ok([
+        netpol('many-ports', [
+          rule(
+            [],
+            Array.from({ length: 10_000 }, (_, i) => tcp(10_000 + i)),
+          ),
+        ]),
+      ]),
+    },
+    [['NP001', SRV, ['admits only 10000/TCP, 10001/TCP', '10007/TCP and 9992 more', atMost(1000)], ['10008/TCP']]],
+  ),
+  inCluster(
+    'a peer whose selector holds 10000 labels → NP001 naming 8 the doctor lacks, the selector cut short',
+    doctorIn('ns1'),
+    {
+      networkPolicies: ok([
+        netpol('many-labels', [
+          rule([{ podSelector: selector(Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v']))) }], [tcp(8081)]),
+        ]),
+      ]),
+    },
+    [['NP001', SRV, ['pods with k0=v,k1=v', '…', 'lacks k0=v (absent)', 'k7=v (absent) and 9992 more', atMost(1500)], ['k8=v (absent)']]],
+  ),
+  inCluster(
+    '20 deny-all policies select the server pod → NP001 naming 8 of them and counting the rest',
+    doctorIn('ns1', { ...CONTROLLER_LABELS }),
+    { networkPolicies: ok(Array.from({ length: 20 }, (_, i) => netpol(`deny-${i}`, []))) },
+    [['NP001', SRV, ['"ns1/deny-7" and 12 more select the server pod', '"ns1/deny-7" admits no ingress at all and 12 more', atMost(2000)]]],
+  ),
+];
+
+export const networkPolicyBoundTable: CheckTable = { check: networkPolicyReachability, cases: networkPolicyBoundCases };
+
 export const networkPolicyTable: CheckTable = { check: networkPolicyReachability, cases: networkPolicyCases };

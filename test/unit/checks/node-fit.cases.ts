@@ -16,7 +16,41 @@ function fit(name: string, req: Record<string, string>, nodes: Parameters<typeof
   };
 }
 
+/** A request of `n` extended resources `example.com/r<i>`, one each, after a CPU request of 1. */
+const extended = (n: number) => ({
+  cpu: '1',
+  ...Object.fromEntries(Array.from({ length: n }, (_, i) => [`example.com/r${String(i).padStart(3, '0')}`, '1'])),
+});
+/** A message of at most `n` characters. */
+const atMost = (n: number) => new RegExp(`^.{1,${n}}$`, 'su');
+
 export const nodeFitCases: readonly Case[] = [
+  fit(
+    'a pod requesting 7 extended resources no node has → NF001 naming every one',
+    extended(7),
+    [{ cpu: '4' }],
+    [
+      [
+        'NF001',
+        P,
+        ['cpu 1, example.com/r000 1', 'example.com/r006 1)', 'n0 lacks example.com/r000 (allocatable 0) and example.com/r001'],
+        ['more'],
+      ],
+    ],
+  ),
+  fit(
+    'a pod requesting 1000 extended resources no node has → NF001 naming 8 and counting the rest',
+    extended(1000),
+    [{ cpu: '4' }, { cpu: '8' }],
+    [
+      [
+        'NF001',
+        P,
+        ['cpu 1, example.com/r000 1', 'example.com/r006 1 and 993 more', 'example.com/r007 (allocatable 0) and 992 more', atMost(1500)],
+        ['example.com/r008'],
+      ],
+    ],
+  ),
   {
     name: 'fits one node → NF003 naming it',
     input: live({ pods: ok([pendingPod('p', requests([{ cpu: '500m', memory: '1Gi' }]))]), nodes: ok([cpuNode]) }),
