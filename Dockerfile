@@ -53,5 +53,5 @@ USER 65532:65532
 WORKDIR /
 # Exec form: node is PID 1 and gets SIGTERM directly; the bundle's entry is the `inferencecache`
 # command. The Node flags are scripts/bundle/node-flags.ts's (why: there).
-ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=4", "/app/inferencecache.mjs"]
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=4", "--no-warnings", "/app/inferencecache.mjs"]
 CMD ["--help"]

@@ -1,7 +1,8 @@
 /**
  * The entry point, and the only module that touches `process`: it checks the Node version before
  * anything else loads, turns SIGTERM and SIGINT into an interrupt of the run, keeps a closed stdout
- * (`| head`) from ending the run with a stack trace, and exits with the run's code.
+ * (`| head`) from ending the run with a stack trace, keeps Node's own warnings off stderr, and exits
+ * with the run's code.
  *
  * @module
  */
@@ -49,6 +50,10 @@ function writerFor(stream: NodeJS.WriteStream): (text: string) => Promise<void> 
 }
 
 async function start(): Promise<ExitCode> {
+  // Node prints every warning that it or a library raises (deprecations, experimental features) on
+  // stderr, which in a pod is the log that holds the JSON report. Such a warning is advice for the
+  // doctor's developers, not a fact about the cluster, and has nowhere else to go: it is dropped.
+  process.removeAllListeners('warning');
   const major = Number.parseInt(process.versions.node, 10);
   if (MINIMUM_NODE_MAJOR !== undefined && !(major >= MINIMUM_NODE_MAJOR)) {
     process.stderr.write(`inferencecache needs Node ${MINIMUM_NODE_MAJOR} or newer (this is v${process.versions.node})\n`);

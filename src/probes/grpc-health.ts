@@ -12,11 +12,14 @@
  * @module
  */
 
+import { isIP } from 'node:net';
+import * as tls from 'node:tls';
 import {
+  CallCredentials,
+  ChannelCredentials,
   Client,
   credentials,
   Metadata,
-  type ChannelCredentials,
   status as GrpcCode,
   type ClientUnaryCall,
   type ServiceError,
@@ -175,7 +178,7 @@ function healthStatusOf(value: number): HealthStatus {
 
 // ---- the probe ---------------------------------------------------------------------------------
 
-/** The TLS side of a health call; the certificate is verified by grpc-js unless `skipVerify`. */
+/** The TLS side of a health call; the certificate and its name are verified unless `skipVerify`. */
 export interface GrpcTls {
   /** The CA bundle; absent means the system roots. */
   readonly ca?: Buffer;
@@ -195,10 +198,79 @@ export interface GrpcHealthOptions {
   readonly tls?: GrpcTls;
 }
 
-function channelCredentials(tls: GrpcTls | undefined): ChannelCredentials {
-  if (tls === undefined) return credentials.createInsecure();
-  const verify = tls.skipVerify ? { rejectUnauthorized: false, checkServerIdentity: () => undefined } : {};
-  return credentials.createSsl(tls.ca ?? null, tls.key ?? null, tls.cert ?? null, verify);
+/** What grpc-js asks of a channel's credentials for each connection it makes. */
+type SecureConnector = ReturnType<ChannelCredentials['_createSecureConnector']>;
+
+/**
+ * TLS for the health call, as `credentials.createSsl` gives it (the same trust, the same name check,
+ * ALPN h2) except for one thing: an IP address is never sent as the TLS server name. grpc-js's own
+ * connector always sends the host it dials (or `grpc.ssl_target_name_override`) as the server name,
+ * IP addresses included, which SNI cannot carry (RFC 6066) and for which Node prints a deprecation
+ * warning on stderr, the log that holds the JSON report in a pod. The certificate is still checked
+ * against the name, IP address or not, exactly as grpc-js checks it.
+ */
+class HealthTlsCredentials extends ChannelCredentials {
+  readonly #options: tls.ConnectionOptions;
+
+  /** `name` is what the certificate must carry: `--server-name`, or else the host dialled. */
+  constructor(material: GrpcTls, name: string) {
+    super();
+    // Made here, as createSsl makes it, so that unusable material fails the setup of the client.
+    const secureContext = tls.createSecureContext({
+      ...(material.ca === undefined ? {} : { ca: material.ca }),
+      ...(material.cert === undefined ? {} : { cert: material.cert }),
+      ...(material.key === undefined ? {} : { key: material.key }),
+    });
+    this.#options = {
+      secureContext,
+      ALPNProtocols: ['h2'],
+      ...(isIP(name) === 0 ? { servername: name } : {}),
+      ...(material.skipVerify
+        ? { rejectUnauthorized: false, checkServerIdentity: () => undefined }
+        : { checkServerIdentity: (_host: string, cert: tls.PeerCertificate) => tls.checkServerIdentity(name, cert) }),
+    };
+  }
+
+  override _isSecure(): boolean {
+    return true;
+  }
+
+  override _equals(other: ChannelCredentials): boolean {
+    return other === this;
+  }
+
+  override _createSecureConnector(): SecureConnector {
+    const options = this.#options;
+    return {
+      connect: (socket) =>
+        new Promise((resolve, reject) => {
+          const secured = tls.connect({ ...options, socket }, () => {
+            // Node has normally ended a connection it could not verify already; as in grpc-js, an
+            // unverified one is refused here too, whatever NODE_TLS_REJECT_UNAUTHORIZED says.
+            if (options.rejectUnauthorized !== false && !secured.authorized) {
+              reject(secured.authorizationError);
+              return;
+            }
+            resolve({ socket: secured, secure: true });
+          });
+          secured.on('error', reject);
+        }),
+      waitForReady: () => Promise.resolve(),
+      getCallCredentials: () => CallCredentials.createEmpty(),
+      destroy: () => undefined,
+    };
+  }
+}
+
+/** The host of a target as grpc-js takes it from `host:port`: the name a certificate must carry by default. */
+function hostOf(target: string): string {
+  const split = splitHostPort(target);
+  return split.ok ? split.host : target;
+}
+
+function channelCredentials(target: string, material: GrpcTls | undefined): ChannelCredentials {
+  if (material === undefined) return credentials.createInsecure();
+  return new HealthTlsCredentials(material, material.serverName ?? hostOf(target));
 }
 
 /** Channel options: a private subchannel pool (so closing the client really lets go of the
@@ -231,8 +303,8 @@ export async function checkGrpcHealth(target: string, opts: GrpcHealthOptions): 
 
   let client: Client;
   try {
-    const nameOverride = opts.tls?.serverName === undefined ? {} : { 'grpc.ssl_target_name_override': opts.tls.serverName };
-    client = new Client(normaliseTarget(target), channelCredentials(opts.tls), { ...CHANNEL_OPTIONS, ...nameOverride });
+    const dialled = normaliseTarget(target);
+    client = new Client(dialled, channelCredentials(dialled, opts.tls), CHANNEL_OPTIONS);
   } catch (err) {
     budget.dispose();
     return { kind: 'error', error: oneLine(`cannot set up a gRPC client for ${JSON.stringify(target)}: ${describeError(err)}`) };
