@@ -1,4 +1,5 @@
-import { closeSync, constants, existsSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { exists } from './files/operator-file.ts';
 import { UsageError } from './cli/options.ts';
 import { EXIT_CODES, type ExitCode } from './report/exit-codes.ts';
 import { parseCommandLine } from './cli/parse.ts';
@@ -48,7 +49,7 @@ export async function runApp(io: ProcessIO): Promise<ExitCode> {
   let terminationFlag: string | undefined;
   const terminationFile = (): string | undefined => {
     if (terminationFlag !== undefined) return terminationFlag === '' ? undefined : terminationFlag;
-    return existsSync(io.files.terminationLog) ? io.files.terminationLog : undefined;
+    return exists(io.files.terminationLog) ? io.files.terminationLog : undefined;
   };
   const terminate = async (text: string): Promise<void> => {
     const file = terminationFile();

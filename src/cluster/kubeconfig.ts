@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
 import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { KubeConfig, type Cluster, type User } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { readOperatorFile, type OperatorFileKind } from '../files/operator-file.ts';
+import { exists, readOperatorFile, type OperatorFileKind } from '../files/operator-file.ts';
 import { goTrimSpace } from '../go/strings.ts';
 import { describeError } from '../text/errors.ts';
 import { KubeConfigError } from './kubeconfig-error.ts';
@@ -139,7 +138,7 @@ function homeConfig(env: KubeEnv): string | undefined {
   const home = env.HOME ?? safeHomedir();
   if (home === undefined || home === '') return undefined;
   const file = join(home, '.kube', 'config');
-  return existsSync(file) ? file : undefined;
+  return exists(file) ? file : undefined;
 }
 
 function safeHomedir(): string | undefined {
@@ -199,7 +198,7 @@ export async function loadKubeConfig(
       await loadFiles(kc, [home], tokenFiles, signal);
     } else if (flags.context === '' && (env.KUBERNETES_SERVICE_HOST ?? '') !== '') {
       const token = join(serviceAccountDir, 'token');
-      if (!existsSync(token)) throw new KubeConfigError(`running in a pod but no ServiceAccount token is mounted at ${token}`);
+      if (!exists(token)) throw new KubeConfigError(`running in a pod but no ServiceAccount token is mounted at ${token}`);
       await loadInCluster(kc, env, serviceAccountDir, signal);
     } else {
       throw new KubeConfigError('no kubeconfig found: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config');

@@ -11,11 +11,13 @@ import type { KubeApi } from '../cluster/api.ts';
 import { gatherClusterState } from '../cluster/gather.ts';
 import type { DoctorPod } from '../cluster/pod-identity.ts';
 import type { ClusterState } from '../cluster/state.ts';
-import { judge, type RunPlan } from '../checks/registry.ts';
+import { CHECKS, type RunPlan } from '../checks/registry.ts';
+import { runCheck } from '../checks/run.ts';
 import type { ProbeResults } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import type { PodFiles } from './environment.ts';
 import { budgetUntil, dialEndpoints, probeServer } from './probe-plan.ts';
+import { inSlices } from './time-slices.ts';
 
 /** What stays the same from one attempt to the next. */
 export interface AttemptContext {
@@ -25,6 +27,8 @@ export interface AttemptContext {
   readonly self: DoctorPod | undefined;
   readonly files: PodFiles;
   readonly clock: () => Date;
+  /** Aborted when the process is told to stop (not at `--timeout`: a run past it still judges what it read). */
+  readonly interrupt: AbortSignal | undefined;
 }
 
 /** When an attempt started (its reference instant) and the signal that ends it at `--timeout`. */
@@ -47,7 +51,7 @@ function someListRead(state: ClusterState): boolean {
 
 /** Runs one attempt started at `start`. */
 export async function attempt(context: AttemptContext, start: AttemptStart): Promise<AttemptResult> {
-  const { options, api, plan, self, files, clock } = context;
+  const { options, api, plan, self, files, clock, interrupt } = context;
   const { now, signal } = start;
   const warnings: string[] = [];
   const budget = budgetUntil(now.getTime() + options.timeoutMs, clock);
@@ -60,7 +64,16 @@ export async function attempt(context: AttemptContext, start: AttemptStart): Pro
   const dials = plan.probes.has('dials') ? await dialEndpoints(state, budget, signal) : undefined;
   const server = await serverProbes;
   const probes: ProbeResults = { ...(server === undefined ? {} : { server }), ...(dials === undefined ? {} : { dials }) };
-  const findings = judge({ state, probes, now, namespace: options.namespace, ...(self === undefined ? {} : { self }) });
+  // Check by check, so that the run notices an interrupt between two (see time-slices.ts).
+  const input = { state, probes, now, namespace: options.namespace, ...(self === undefined ? {} : { self }) };
+  const findings: Finding[] = [];
+  const judging = function* () {
+    for (const check of CHECKS) {
+      findings.push(...runCheck(check, input));
+      yield;
+    }
+  };
+  await inSlices(judging(), interrupt, clock);
   if (state.namespaces?.ok === false && someListRead(state)) {
     // Said only when other reads got through: an unreachable API server is reported by the checks.
     warnings.push(`suppression annotations on Namespaces were not applied: reading the Namespaces failed: ${state.namespaces.error}`);

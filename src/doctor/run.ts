@@ -13,14 +13,32 @@ import { KubeApi } from '../cluster/api.ts';
 import { loadKubeConfig } from '../cluster/kubeconfig.ts';
 import { readDoctorPod } from '../cluster/pod-identity.ts';
 import { EXIT_CODES } from '../report/exit-codes.ts';
-import { exitCodeOf, makeReport, type Attempt } from '../report/finding.ts';
+import { exitCodeOf, makeReport, type Attempt, type Finding } from '../report/finding.ts';
 import { annotationRules } from '../suppress/annotations.ts';
-import { applySuppressions } from '../suppress/apply.ts';
+import { SuppressionStage, type SuppressionOutcome } from '../suppress/apply.ts';
+import type { SuppressionRule } from '../suppress/rule.ts';
 import { interruptionOf } from '../text/errors.ts';
 import { attempt, type AttemptContext, type AttemptStart } from './attempt.ts';
 import type { RunEnvironment, RunResult } from './environment.ts';
 import { writtenRules } from './suppression-rules.ts';
+import { inSlices } from './time-slices.ts';
 import { countedByCode, pause, pauseBefore, progressLine } from './wait.ts';
+
+/**
+ * Applies the suppression rules in time slices (many rules against many findings can take seconds); an
+ * interrupt leaves the findings not yet tried as they are, for the incomplete report.
+ */
+async function suppress(
+  findings: readonly Finding[],
+  rules: readonly SuppressionRule[],
+  clock: () => Date,
+  interrupt: AbortSignal | undefined,
+): Promise<SuppressionOutcome> {
+  if (rules.length === 0) return { findings: [...findings], suppressed: [] };
+  const stage = new SuppressionStage(rules, clock());
+  await inSlices(stage.steps(findings), interrupt, clock);
+  return stage.finish(findings.slice(stage.taken));
+}
 
 /** Ends every read and probe when `--timeout` passes or the process is interrupted, whichever is first. */
 function overallSignal(timeoutMs: number, interrupt: AbortSignal | undefined): AbortSignal {
@@ -43,12 +61,12 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
   const written = await writtenRules(options, guides, first.signal);
   const api = new KubeApi(await loadKubeConfig(options, environment.env, files.serviceAccountDir, first.signal), environment.env);
   const self = await readDoctorPod(environment.pod, options.podLabelsFile ?? files.podLabels, first.signal);
-  const context: AttemptContext = { options, api, plan: planRun(options), self, files, clock };
+  const context: AttemptContext = { options, api, plan: planRun(options), self, files, clock, interrupt };
   const waiting = options.waitMs > 0;
   const attempts: Attempt[] = [];
   for (let start = first; ; start = startAttempt()) {
     const { findings, state, warnings } = await attempt(context, start);
-    const outcome = applySuppressions(findings, [...written, ...annotationRules(state)], clock());
+    const outcome = await suppress(findings, [...written, ...annotationRules(state)], clock, interrupt);
     const incomplete = interruptionOf(interrupt);
     const exitCode = exitCodeOf(outcome.findings, options.failOn);
     const counted = countedByCode(outcome.findings, options.failOn);

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { constants, type Stats } from 'node:fs';
+import { constants, existsSync, type Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { describeError } from '../text/errors.ts';
 
@@ -113,5 +113,17 @@ async function readBounded(path: string, what: string, maxBytes: number): Promis
     return refused(reasonOf(err));
   } finally {
     await handle.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Whether `path` names something. False also when that cannot be told: under Node's permission model a
+ * path the process may not read makes `existsSync` throw, and a run must not end on a question.
+ */
+export function exists(path: string): boolean {
+  try {
+    return existsSync(path);
+  } catch {
+    return false;
   }
 }

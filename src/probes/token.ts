@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { readOperatorFile } from '../files/operator-file.ts';
+import { exists, readOperatorFile } from '../files/operator-file.ts';
 import { goTrimSpace } from '../go/strings.ts';
 
 /** The bearer token for GET /snapshot, and a warning for stderr when a token file could not be read. */
@@ -24,7 +23,7 @@ export interface TokenFiles {
  */
 export async function readBearerToken(flag: string | undefined, files: TokenFiles, signal?: AbortSignal): Promise<BearerToken> {
   if (flag === '') return { token: '' };
-  const path = flag ?? (existsSync(files.controllerToken) ? files.controllerToken : files.serviceAccountToken);
+  const path = flag ?? (exists(files.controllerToken) ? files.controllerToken : files.serviceAccountToken);
   const read = await readOperatorFile(path, 'token', signal);
   if (read.ok) return { token: goTrimSpace(read.bytes.toString('utf8')) };
   if (read.missing) return { token: '' };

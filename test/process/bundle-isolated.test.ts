@@ -97,7 +97,7 @@ describe('the bundle alone', () => {
       nodeArgs: onlyReading(),
     });
     expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(/cannot load kubeconfig.*(restricted|allow-fs-read)/);
+    expect(run.stderr).toMatch(/^error: cannot load kubeconfig .*(restricted|allow-fs-read|ERR_ACCESS_DENIED)\n$/);
   });
 
   it('codes -o json reading nothing but its own files', async () => {

@@ -3,12 +3,17 @@
  * the gathered objects' annotations make.
  */
 import { describe, expect, it } from 'vitest';
-import { applySuppressions } from '../../../src/suppress/apply.ts';
-import { annotationRules } from '../../../src/suppress/annotations.ts';
+import { codeGuides } from '../../../src/checks/codes.ts';
+import { judge } from '../../../src/checks/registry.ts';
+import type { ClusterState } from '../../../src/cluster/state.ts';
+import { makeReport } from '../../../src/report/finding.ts';
+import { renderJson } from '../../../src/report/render/json.ts';
+import { MAX_NAMED_CODE_LENGTH, applySuppressions } from '../../../src/suppress/apply.ts';
+import { MAX_REASON_LENGTH, annotationRules } from '../../../src/suppress/annotations.ts';
 import { parseSuppressFile } from '../../../src/suppress/file.ts';
-import { RuleError, expiryOf, parseSuppressFlag } from '../../../src/suppress/rule.ts';
-import { backend, ok, pod, state, tenant } from '../checks/fixtures.ts';
-import { NOW, SUPPRESSION_CASES } from './cases.ts';
+import { MAX_GLOB_LENGTH, RuleError, expiryOf, parseSuppressFlag } from '../../../src/suppress/rule.ts';
+import { backend, input, ok, pod, state, tenant } from '../checks/fixtures.ts';
+import { NOW, SUPPRESSION_CASES, onObject, unknownCodes } from './cases.ts';
 
 describe('applySuppressions', () => {
   it.each(SUPPRESSION_CASES)('$name', (c) => {
@@ -51,6 +56,39 @@ describe('applySuppressions', () => {
   });
 });
 
+describe('codes that do not exist (SUP003)', () => {
+  const on = (codes: readonly string[]) => codes.map((code) => onObject('cachebackend/prod/a', code));
+  const messageOf = (codes: readonly string[]) => applySuppressions([], on(codes), NOW).findings.map((f) => [f.code, f.message]);
+
+  it('names the first five of 20000, quoted, and counts the others', () => {
+    expect(messageOf(unknownCodes(20_000))).toEqual([
+      [
+        'SUP003',
+        'annotation inferencecache.io/doctor-suppress on cachebackend/prod/a lists 20000 codes that do not exist: "XA000", "XA001", "XA002", "XA003", "XA004" and 19995 more; they suppress nothing',
+      ],
+    ]);
+  });
+
+  it('names every one of five, and one alone', () => {
+    expect(messageOf(unknownCodes(5))[0]?.[1]).toMatch(
+      /lists 5 codes that do not exist: "XA000", "XA001", "XA002", "XA003", "XA004"; they/,
+    );
+    expect(messageOf(['cb004'])[0]?.[1]).toMatch(/lists 1 code that does not exist: "cb004"; it suppresses nothing$/);
+  });
+
+  it('escapes what an entry holds and cuts a long one, the … outside its quotes', () => {
+    const long = 'Y'.repeat(1_000_000);
+    const [[, message] = []] = messageOf(['\x1b[2J\u202eCB004', long, 'Z'.repeat(MAX_NAMED_CODE_LENGTH)]);
+    expect(message).toContain('"\\x1b[2J\\u202eCB004"');
+    expect(message).toContain(`"${'Y'.repeat(MAX_NAMED_CODE_LENGTH)}"…, "${'Z'.repeat(MAX_NAMED_CODE_LENGTH)}";`);
+    expect(message?.length).toBeLessThan(300);
+  });
+
+  it('leaves a rule of a code that exists as it was: one SUP001 each', () => {
+    expect(messageOf(['CB004', 'CB003']).map(([code]) => code)).toEqual(['SUP001', 'SUP001']);
+  });
+});
+
 describe('--suppress', () => {
   it.each([
     ['CB004', 'any'],
@@ -79,6 +117,25 @@ describe('--suppress', () => {
 
   it.each(['', 'cb004', 'CB4', '=x', 'CB004=', 'CB004 =x'])('%j is refused', (text) => {
     expect(() => parseSuppressFlag(text)).toThrow(RuleError);
+  });
+});
+
+describe('the length of a resource glob', () => {
+  const longest = `cachebackend/${'*'.repeat(MAX_GLOB_LENGTH - 'cachebackend/'.length)}`;
+  const longer = `${longest}x`;
+  it('a glob as long as a resource can be is taken, from the flag and from the file', () => {
+    expect(parseSuppressFlag(`CB001=${longest}`).scope).toMatchObject({ kind: 'glob' });
+    expect(parseSuppressFile(`suppressions:\n- {code: CB001, resource: "${longest}", reason: r}\n`, 'rules.yaml')).toHaveLength(1);
+  });
+  it('a longer one is refused: no resource is that long, and it would make every match cost more', () => {
+    expect(() => parseSuppressFlag(`CB001=${longer}`)).toThrow(
+      new RuleError(
+        `invalid --suppress ${JSON.stringify(`CB001=${longer}`.slice(0, 64))}…: the resource glob is ${MAX_GLOB_LENGTH + 1} characters long, more than any resource (at most ${MAX_GLOB_LENGTH})`,
+      ),
+    );
+    expect(() => parseSuppressFile(`suppressions:\n- {code: CB001, resource: "${longer}", reason: r}\n`, 'rules.yaml')).toThrow(
+      /rules\.yaml.*: the resource glob is 1025 characters long, more than any resource \(at most 1024\)/,
+    );
   });
 });
 
@@ -188,8 +245,48 @@ describe('annotation rules', () => {
     ]);
   });
 
+  it(`keeps a reason of up to ${MAX_REASON_LENGTH} characters whole and cuts a longer one with …`, () => {
+    const reasonOf = (reason: string) =>
+      annotationRules(state({ cacheBackends: ok([backend({ suppress: { codes: 'CB004', reason } })]) }))[0]?.ref.reason;
+    const fits = '€'.repeat(MAX_REASON_LENGTH);
+    expect(reasonOf(fits)).toBe(fits);
+    expect(reasonOf(`${fits}!`)).toBe(`${'€'.repeat(MAX_REASON_LENGTH - 1)}…`);
+    expect(reasonOf('r'.repeat(1 << 20))).toBe(`${'r'.repeat(MAX_REASON_LENGTH - 1)}…`);
+    expect([...(reasonOf(`${'😀'.repeat(MAX_REASON_LENGTH)}!`) ?? '')]).toHaveLength(MAX_REASON_LENGTH);
+  });
+
   it('makes none from reads that failed or were not gathered', () => {
     expect(annotationRules(state({ cacheBackends: { ok: false, error: 'forbidden' } }))).toEqual([]);
     expect(annotationRules({})).toEqual([]);
+  });
+});
+
+describe('one annotated object cannot flood the report', () => {
+  /** The JSON report of a run over `s`: every check, then the annotations' rules applied. */
+  function report(s: ClusterState) {
+    const out = applySuppressions(judge(input({ state: s })), annotationRules(s), NOW);
+    const json = renderJson(makeReport(out.findings, { suppressed: out.suppressed, guides: codeGuides() }));
+    return { ...out, json };
+  }
+  const annotated = (codes: readonly string[], reason: string) =>
+    state({ cacheBackends: ok([backend({ namespace: 'prod', name: 'a', suppress: { codes: codes.join(','), reason } })]) });
+
+  it('a CacheBackend listing 20000 codes that do not exist, beside a reason of 1 MiB: one finding about them, and a small report', () => {
+    const { findings, suppressed, json } = report(annotated(['CB001', 'CB003', 'EP001', ...unknownCodes(20_000)], 'r'.repeat(1 << 20)));
+    expect(findings.filter((f) => f.code === 'SUP003').map((f) => f.resource)).toEqual(['cachebackend/prod/a']);
+    expect(findings.map((f) => f.code)).toEqual(['CP001', 'SUP001', 'SUP003']);
+    expect(suppressed.map((f) => f.finding.code)).toEqual(['CB001', 'CB003']);
+    expect(json.length).toBeLessThan(20_000);
+  });
+
+  it('the same CacheBackend listing codes that exist only: a rule each, with its short reason whole', () => {
+    const { findings, suppressed } = report(annotated(['CB001', 'CB003', 'EP001'], 'migrating'));
+    expect(findings.map((f) => [f.code, f.message]).slice(1)).toEqual([
+      ['SUP001', 'rule EP001 (reason: migrating) matched no finding of this run'],
+    ]);
+    expect(suppressed.map((f) => [f.finding.code, f.rule.reason])).toEqual([
+      ['CB001', 'migrating'],
+      ['CB003', 'migrating'],
+    ]);
   });
 });
