@@ -6,8 +6,9 @@
 // garbage, answer 404/500/non-JSON/huge/gzip bombs, hang, redirect in a loop or elsewhere, reset; and
 // a run is interrupted. Every case checks the guarantees of support/faults/safe-run.ts in all three
 // output formats; the suite ends by checking that no run sent a mutating request.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -60,6 +61,8 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
   const ns = uniqueName('faults');
   const hostileNs = uniqueName('hostile');
   const tokenFile = join(dir, 'snapshot-token');
+  /** A FIFO that nobody ever writes: a file an operator may name by mistake, or on purpose. */
+  const operatorFifo = join(dir, 'operator-fifo');
   let id: Identity;
   let proxy: ApiProxy;
   let viaProxy = '';
@@ -101,6 +104,7 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
     proxy = await startApiProxy({ server: inject('server'), caFile: inject('caFile') }, dir);
     viaProxy = kubeconfigWithToken(proxy.server, proxy.caFile, id.token);
     writeFileSync(tokenFile, `${SNAPSHOT_TOKEN}\n`);
+    execFileSync('mkfifo', [operatorFifo]);
   });
 
   afterAll(async () => {
@@ -468,12 +472,14 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
     const http8081 = (host: string, routes: Readonly<Record<string, RouteBehaviour>>) => startHttpServer(routes, { host, port: 8081 });
 
     /** The run against gRPC at `grpc` (host:port) and whatever listens on that host's 8081. */
-    const probe = (grpc: string) => run(id.kubeconfig, ['--server-endpoint', grpc, '--snapshot-token-file', tokenFile], {});
+    const probe = (grpc: string, more: readonly string[]) =>
+      run(id.kubeconfig, ['--server-endpoint', grpc, '--snapshot-token-file', tokenFile, ...more], {});
 
     const withServers = async (
-      grpcMode: HealthMode | 'refused' | 'blackhole' | 'tls' | 'garbage',
+      grpcMode: HealthMode | 'refused' | 'blackhole' | 'tls' | 'tls-h2' | 'garbage',
       routes: Readonly<Record<string, RouteBehaviour>> | 'garbage' | 'none',
       check: (runsOf: Awaited<ReturnType<typeof probe>>, http: TestHttpServer | undefined) => void,
+      more: readonly string[] = [],
     ) => {
       const host = freshHost();
       const closers: (() => Promise<void>)[] = [];
@@ -483,8 +489,8 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
         const hole = await startBlackhole(host);
         closers.push(hole.close);
         grpc = hole.address;
-      } else if (grpcMode === 'tls' || grpcMode === 'garbage') {
-        const server = grpcMode === 'tls' ? tlsServer() : garbageServer();
+      } else if (grpcMode === 'tls' || grpcMode === 'tls-h2' || grpcMode === 'garbage') {
+        const server = grpcMode === 'tls' ? tlsServer() : grpcMode === 'tls-h2' ? tlsH2Server() : garbageServer();
         await new Promise<void>((r) => server.listen(0, host, r));
         closers.push(() => new Promise<void>((r) => server.close(() => r())));
         grpc = `${host}:${(server.address() as { port: number }).port}`;
@@ -503,7 +509,7 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
         closers.push(http.close);
       }
       try {
-        check(await probe(grpc), http);
+        check(await probe(grpc, more), http);
       } finally {
         for (const close of closers) await close();
       }
@@ -600,6 +606,122 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
     it('nothing on :8081 at all: SN001, PL001, PB001 and a NetworkPolicy verdict', async () => {
       await withServers('SERVING', 'none', (r) => expectCase(r, 2, ['SN001', 'PL001', 'PB001']));
     });
+
+    describe('TLS files that are no regular files: the finding that kind of file has, on time, never a hang', () => {
+      it.each([
+        ['a FIFO nobody writes', () => operatorFifo],
+        ['/dev/zero', () => '/dev/zero'],
+      ])('--server-ca-file naming %s: TL001 says so', async (what, file) => {
+        await withServers(
+          'tls-h2',
+          wired,
+          (r) => {
+            const report = expectCase(r, 2, ['TL001']);
+            expect(report?.findings.find((f) => f.code === 'TL001')?.message).toMatch(/not a regular file/);
+          },
+          ['--server-tls', 'on', '--server-ca-file', file()],
+        );
+        void what;
+      });
+      it('--server-cert-file a FIFO and --server-key-file /dev/zero: the gRPC call is not made, SV001 says why', async () => {
+        await withServers(
+          'tls-h2',
+          wired,
+          (r) => {
+            const report = expectCase(r, 2, ['SV001']);
+            expect(report?.findings.find((f) => f.code === 'SV001')?.message).toMatch(/not a regular file/);
+          },
+          ['--server-tls', 'on', '--server-insecure-skip-verify', '--server-cert-file', operatorFifo, '--server-key-file', '/dev/zero'],
+        );
+      });
+      it('--server-insecure-skip-verify against a TLS port dialled by its IP address: no line from Node on stderr', async () => {
+        await withServers('tls-h2', wired, (r) => expectCase(r, 2, ['TL012']), ['--server-tls', 'on', '--server-insecure-skip-verify']);
+      });
+    });
+
+    it('--snapshot-token-file naming a FIFO nobody writes: probed without a token, a warning, on time', async () => {
+      await withServers(
+        'SERVING',
+        wired,
+        (r) => {
+          // The route answers 200 to anyone: without a token that is SN003, as upstream has it.
+          expectCase(r, 0, ['SV003', 'SN003']);
+          expect(r.json.stderr).toMatch(/^warning: could not read --snapshot-token-file ".*" \(it is a FIFO, not a regular file\)/m);
+        },
+        ['--snapshot-token-file', operatorFifo],
+      );
+    });
+  });
+
+  describe('files an operator names that are no regular files: exit 3 at once, naming the flag and what the file is', () => {
+    it.each([
+      [
+        '--kubeconfig naming a FIFO nobody writes',
+        () => ['--kubeconfig', operatorFifo],
+        /cannot load kubeconfig ".*": it is a FIFO, not a regular file/,
+      ],
+      ['--kubeconfig naming /dev/zero', () => ['--kubeconfig', '/dev/zero'], /it is a character device, not a regular file/],
+      [
+        '--suppress-file naming a FIFO nobody writes',
+        () => ['--kubeconfig', id.kubeconfig, '--suppress-file', operatorFifo],
+        /--suppress-file ".*" \(it is a FIFO, not a regular file\)/,
+      ],
+      [
+        '--suppress-file naming /dev/zero',
+        () => ['--kubeconfig', id.kubeconfig, '--suppress-file', '/dev/zero'],
+        /--suppress-file "\/dev\/zero" \(it is a character device/,
+      ],
+      [
+        '--suppress-file naming a directory',
+        () => ['--kubeconfig', id.kubeconfig, '--suppress-file', dir],
+        /--suppress-file ".*" \(it is a directory, not a regular file\)/,
+      ],
+    ])('%s', async (_, args, said) => {
+      const runsOf = await runInAllFormats([...args(), '--timeout', TIMEOUT]);
+      expectSafe(runsOf, { exitCode: 3, timeoutMs: TIMEOUT_MS, secrets: secrets() });
+      expect(runsOf.json.stderr).toMatch(said);
+    });
+  });
+
+  describe('patterns and annotations that would hold the CPU or flood the report', () => {
+    const longNs = uniqueName('long-names');
+    beforeAll(async () => {
+      await createNamespace(kc, longNs);
+      // Thirty backends of 250-character names, each almost matching the glob below.
+      for (let i = 0; i < 30; i++) await createBackend(kc, longNs, `${'a'.repeat(245)}-${String(i).padStart(3, '0')}`, {});
+      const codes = Array.from({ length: 20_000 }, (_, i) => `ZZ${String(i).padStart(5, '0')}`).join(',');
+      await createBackend(kc, longNs, 'flood', {}, undefined, { 'inferencecache.io/doctor-suppress': codes });
+    });
+    it.each([
+      ['--suppress', (glob: string) => ['--suppress', `CB001=${glob}`]],
+      [
+        '--suppress-file',
+        (glob: string) => {
+          const file = join(dir, 'backtracking-rules.yaml');
+          writeFileSync(file, `suppressions:\n- {code: CB001, resource: "${glob}", reason: tried}\n`);
+          return ['--suppress-file', file];
+        },
+      ],
+    ])('a backtracking glob from %s against 250-character names: matched in linear time, on time', async (_, flag) => {
+      const runsOf = await runInAllFormats([
+        '--kubeconfig',
+        id.kubeconfig,
+        '-n',
+        longNs,
+        '--config-only',
+        '--timeout',
+        TIMEOUT,
+        ...flag('*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b'),
+      ]);
+      const report = expectSafe(runsOf, { exitCode: 1, timeoutMs: TIMEOUT_MS, secrets: secrets(), codes: ['CB001', 'SUP001'] });
+      expect(report?.findings.filter((f) => f.code === 'CB001')).toHaveLength(31);
+    });
+    it('one object annotated with 20,000 codes that do not exist: one SUP003, a small report', async () => {
+      const runsOf = await runInAllFormats(['--kubeconfig', id.kubeconfig, '-n', longNs, '--config-only', '--timeout', TIMEOUT]);
+      const report = expectSafe(runsOf, { exitCode: 1, timeoutMs: TIMEOUT_MS, secrets: secrets(), codes: ['SUP003'] });
+      expect(report?.findings.filter((f) => f.code.startsWith('SUP'))).toHaveLength(1);
+      expect(runsOf.json.stdout.length).toBeLessThan(100_000);
+    });
   });
 
   describe('usage and configuration errors: one line, exit 3, nothing on stdout', () => {
@@ -646,6 +768,12 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
 });
 
 /** A TLS listener where plaintext gRPC is expected (any certificate will do: the client fails before it looks). */
+/** A TLS port that speaks HTTP/2 (ALPN h2) but is no gRPC server: its certificate is judged, its health call fails. */
+function tlsH2Server(): Http2SecureServer {
+  const pki = createServingPki(join(mkdtempSync(join(tmpdir(), 'icd-tls-')), 'pki'), 'tls-h2-not-grpc');
+  return createSecureServer({ key: readFileSync(pki.servingKey), cert: readFileSync(pki.servingCert) }, (_req, res) => res.end());
+}
+
 function tlsServer(): HttpsServer {
   const pki = createServingPki(join(mkdtempSync(join(tmpdir(), 'icd-tls-')), 'pki'), 'tls-where-plaintext-is-expected');
   return createHttpsServer({ key: readFileSync(pki.servingKey), cert: readFileSync(pki.servingCert) }, (_req, res) => res.end());

@@ -1,11 +1,12 @@
 // One fault case, run the way an operator would meet it: the bundle in all three output formats, and
-// the guarantees every run must keep whatever went wrong (README "Safety"): a valid report in each
+// the guarantees every run must keep whatever went wrong (docs/safety.md): a valid report in each
 // format (or, when the doctor could not run, one line on stderr and exit 3), the right exit code, done
-// within --timeout plus one second, no stack trace, no raw control character from the cluster or a
-// server, and no byte of a token or secret anywhere.
+// within --timeout plus one second, no stack trace, no line Node prints itself, no raw control
+// character from the cluster or a server, and no byte of a token or secret anywhere.
 import { expect } from 'vitest';
 import { runBundle, type BundleRun } from '../bundle.ts';
 import type { PodMounts } from '../pod-fs.ts';
+import { expectNoNodeLines } from './node-lines.ts';
 
 /** The formats every case runs in. */
 export const FORMATS = ['json', 'table', 'human'] as const;
@@ -93,6 +94,7 @@ export function expectSafe(runs: FaultRuns, expectation: Expectation): ReportDoc
     expect(run.code, `${where}: exit code (stderr: ${run.stderr.slice(0, 400)})`).toBe(expectation.exitCode);
     expect(run.elapsedMs, `${where}: done within --timeout + 1 s`).toBeLessThan(expectation.timeoutMs + 1_000);
     expect(run.stderr, `${where}: stderr`).not.toMatch(STACK_TRACE);
+    expectNoNodeLines(run.stderr, where);
     for (const secret of expectation.secrets) {
       expect(run.stdout.includes(secret), `${where}: a secret in stdout`).toBe(false);
       expect(run.stderr.includes(secret), `${where}: a secret in stderr`).toBe(false);
