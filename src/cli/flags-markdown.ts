@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { withRegion } from '../text/generated-region.ts';
 import { statedDefault, type FlagDeclaration } from './flags.ts';
 
 /** The comment that opens the generated region of README.md. */
@@ -34,10 +35,5 @@ export function flagsMarkdown(flags: readonly FlagDeclaration[]): string {
  * @throws Error when the README lacks either marker, or holds one twice.
  */
 export function withFlagsTable(readme: string, table: string): string {
-  const begin = readme.indexOf(FLAGS_BEGIN);
-  const end = readme.indexOf(FLAGS_END);
-  if (begin < 0 || end < begin || readme.indexOf(FLAGS_BEGIN, begin + 1) >= 0 || readme.indexOf(FLAGS_END, end + 1) >= 0) {
-    throw new Error(`README.md must hold the lines ${FLAGS_BEGIN} and ${FLAGS_END} once each, in that order`);
-  }
-  return `${readme.slice(0, begin)}${FLAGS_BEGIN}\n${table}${readme.slice(end)}`;
+  return withRegion(readme, { begin: FLAGS_BEGIN, end: FLAGS_END }, table);
 }

@@ -26,6 +26,17 @@ export interface KubeEnv {
  */
 type TokenFiles = Map<string, string>;
 
+/**
+ * Where a kubeconfig file came from, as its error names it: the flag or the variable that named it, or
+ * nothing for the default path, which names itself.
+ */
+type Origin = '--kubeconfig' | '$KUBECONFIG' | undefined;
+
+/** `kubeconfig "<file>"`, and where it came from. */
+function kubeconfigNamed(file: string, origin: Origin): string {
+  return `kubeconfig ${JSON.stringify(file)}${origin === undefined ? '' : ` (from ${origin})`}`;
+}
+
 /** Reads one file of a run's files through the bounded reader, or says which and why it cannot. */
 async function readOrFail(file: string, kind: OperatorFileKind, what: string, signal: AbortSignal | undefined): Promise<Buffer> {
   const read = await readOperatorFile(file, kind, signal);
@@ -48,13 +59,15 @@ function entries(doc: Record<string, unknown>, list: string, inner: string): { n
  * paths it names made absolute against its own folder (as kubectl resolves them), and its users'
  * `token-file`s taken out (see {@link TokenFiles}).
  */
-async function readKubeconfig(file: string, tokenFiles: TokenFiles, signal: AbortSignal | undefined): Promise<string> {
-  const text = (await readOrFail(file, 'kubeconfig', 'kubeconfig', signal)).toString('utf8');
+async function readKubeconfig(file: string, origin: Origin, tokenFiles: TokenFiles, signal: AbortSignal | undefined): Promise<string> {
+  const read = await readOperatorFile(file, 'kubeconfig', signal);
+  if (!read.ok) throw new KubeConfigError(`cannot load ${kubeconfigNamed(file, origin)}: ${read.reason}`);
+  const text = read.bytes.toString('utf8');
   let doc: unknown;
   try {
     doc = parse(text);
   } catch (err) {
-    throw new KubeConfigError(`cannot load kubeconfig ${JSON.stringify(file)}: ${describeError(err)}`);
+    throw new KubeConfigError(`cannot load ${kubeconfigNamed(file, origin)}: ${describeError(err)}`);
   }
   const config = obj(doc);
   if (config === undefined) return text;
@@ -76,9 +89,15 @@ async function readKubeconfig(file: string, tokenFiles: TokenFiles, signal: Abor
   return JSON.stringify(config);
 }
 
-async function loadFiles(kc: KubeConfig, files: readonly string[], tokenFiles: TokenFiles, signal: AbortSignal | undefined): Promise<void> {
+async function loadFiles(
+  kc: KubeConfig,
+  files: readonly string[],
+  origin: Origin,
+  tokenFiles: TokenFiles,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   for (const [i, file] of files.entries()) {
-    const text = await readKubeconfig(file, tokenFiles, signal);
+    const text = await readKubeconfig(file, origin, tokenFiles, signal);
     try {
       if (i === 0) {
         kc.loadFromString(text);
@@ -88,7 +107,7 @@ async function loadFiles(kc: KubeConfig, files: readonly string[], tokenFiles: T
         kc.mergeConfig(more);
       }
     } catch (err) {
-      throw new KubeConfigError(`cannot load kubeconfig ${JSON.stringify(file)}: ${describeError(err)}`);
+      throw new KubeConfigError(`cannot load ${kubeconfigNamed(file, origin)}: ${describeError(err)}`);
     }
   }
 }
@@ -189,13 +208,13 @@ export async function loadKubeConfig(
   const tokenFiles: TokenFiles = new Map();
   const fromEnv = (env.KUBECONFIG ?? '').split(delimiter).filter((f) => f !== '');
   if (flags.kubeconfig !== '') {
-    await loadFiles(kc, [flags.kubeconfig], tokenFiles, signal);
+    await loadFiles(kc, [flags.kubeconfig], '--kubeconfig', tokenFiles, signal);
   } else if (fromEnv.length > 0) {
-    await loadFiles(kc, fromEnv, tokenFiles, signal);
+    await loadFiles(kc, fromEnv, '$KUBECONFIG', tokenFiles, signal);
   } else {
     const home = homeConfig(env);
     if (home !== undefined) {
-      await loadFiles(kc, [home], tokenFiles, signal);
+      await loadFiles(kc, [home], undefined, tokenFiles, signal);
     } else if (flags.context === '' && (env.KUBERNETES_SERVICE_HOST ?? '') !== '') {
       const token = join(serviceAccountDir, 'token');
       if (!exists(token)) throw new KubeConfigError(`running in a pod but no ServiceAccount token is mounted at ${token}`);

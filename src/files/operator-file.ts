@@ -13,17 +13,29 @@ import { constants, existsSync, type Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { describeError } from '../text/errors.ts';
 
-/** The kinds of file an operator names, each with the most it may hold. */
+/**
+ * The kinds of file an operator names, each with the most it may hold and where such a file comes from
+ * (for the README's table, rendered from here). The caps are far above any real file of the kind and
+ * far below what would strain the run's memory.
+ */
 export const OPERATOR_FILES = {
-  kubeconfig: { what: 'kubeconfig', maxBytes: 4 * 1024 * 1024 },
-  'kubeconfig-file': { what: 'file a kubeconfig names', maxBytes: 1024 * 1024 },
-  token: { what: 'bearer token', maxBytes: 64 * 1024 },
-  'suppress-file': { what: 'suppression file', maxBytes: 1024 * 1024 },
-  'ca-file': { what: 'CA bundle', maxBytes: 1024 * 1024 },
-  'client-certificate': { what: 'client certificate', maxBytes: 256 * 1024 },
-  'client-key': { what: 'client key', maxBytes: 256 * 1024 },
-  'pod-labels': { what: 'labels file', maxBytes: 256 * 1024 },
-} as const satisfies Readonly<Record<string, { readonly what: string; readonly maxBytes: number }>>;
+  kubeconfig: { what: 'kubeconfig', maxBytes: 4 * 1024 * 1024, namedBy: '`--kubeconfig`, each file of `$KUBECONFIG`, `~/.kube/config`' },
+  'kubeconfig-file': {
+    what: 'file a kubeconfig names',
+    maxBytes: 1024 * 1024,
+    namedBy: "a kubeconfig's `certificate-authority`, `client-certificate`, `client-key` and `token-file`; the in-cluster CA",
+  },
+  token: {
+    what: 'bearer token',
+    maxBytes: 64 * 1024,
+    namedBy: '`--snapshot-token-file`, the mounted controller and ServiceAccount tokens',
+  },
+  'suppress-file': { what: 'suppression file', maxBytes: 1024 * 1024, namedBy: '`--suppress-file`' },
+  'ca-file': { what: 'CA bundle', maxBytes: 1024 * 1024, namedBy: '`--server-ca-file`' },
+  'client-certificate': { what: 'client certificate', maxBytes: 256 * 1024, namedBy: '`--server-cert-file`' },
+  'client-key': { what: 'client key', maxBytes: 256 * 1024, namedBy: '`--server-key-file`' },
+  'pod-labels': { what: 'labels file', maxBytes: 256 * 1024, namedBy: '`--pod-labels-file`' },
+} as const satisfies Readonly<Record<string, { readonly what: string; readonly maxBytes: number; readonly namedBy: string }>>;
 
 /** A kind of operator file. */
 export type OperatorFileKind = keyof typeof OPERATOR_FILES;

@@ -658,9 +658,13 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
       [
         '--kubeconfig naming a FIFO nobody writes',
         () => ['--kubeconfig', operatorFifo],
-        /cannot load kubeconfig ".*": it is a FIFO, not a regular file/,
+        /cannot load kubeconfig ".*" \(from --kubeconfig\): it is a FIFO, not a regular file/,
       ],
-      ['--kubeconfig naming /dev/zero', () => ['--kubeconfig', '/dev/zero'], /it is a character device, not a regular file/],
+      [
+        '--kubeconfig naming /dev/zero',
+        () => ['--kubeconfig', '/dev/zero'],
+        /\(from --kubeconfig\): it is a character device, not a regular file/,
+      ],
       [
         '--suppress-file naming a FIFO nobody writes',
         () => ['--kubeconfig', id.kubeconfig, '--suppress-file', operatorFifo],

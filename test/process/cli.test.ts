@@ -46,7 +46,7 @@ describe('could not run: exit 3, one line on stderr, nothing on stdout', () => {
     {
       name: 'unreadable kubeconfig',
       args: () => ['doctor', '--kubeconfig', '/nonexistent/kubeconfig'],
-      stderr: /cannot load kubeconfig "\/nonexistent\/kubeconfig"/,
+      stderr: /cannot load kubeconfig "\/nonexistent\/kubeconfig" \(from --kubeconfig\): ENOENT/,
     },
     {
       name: 'unknown context',

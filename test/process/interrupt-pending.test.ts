@@ -1,9 +1,9 @@
 // SIGTERM ends the process promptly, whatever the run is waiting on: a socket that never answers (an
-// API server that accepted and went silent), a child that never answers (an exec credential plugin), or
-// its own long computation (many suppression rules against many findings), which the run cuts into
+// API server that accepted and went silent), a child that never answers (an exec credential plugin), a
+// file that would never give its bytes (a FIFO nobody writes), or its own long computation (many suppression rules against many findings), which the run cuts into
 // time slices so that a signal gets in. Each case: exit 4, a valid report marked incomplete, the
 // termination message, nothing but the doctor's own lines on stderr.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -54,7 +54,7 @@ afterAll(async () => {
 });
 
 /** Starts the bundle's doctor; `ready` says when the run is waiting on what the case makes it wait on. */
-async function interruptWhile(args: readonly string[], ready: () => boolean, what: string) {
+async function interruptWhile(args: readonly string[], ready: () => boolean, what: string, env: NodeJS.ProcessEnv = process.env) {
   const summary = join(scratch, `summary-${Math.random().toString(36).slice(2)}`);
   writeFileSync(summary, '');
   const child = spawn(
@@ -63,6 +63,7 @@ async function interruptWhile(args: readonly string[], ready: () => boolean, wha
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       cwd: scratch,
+      env,
     },
   );
   let stdout = '';
@@ -120,6 +121,21 @@ describe('SIGTERM whatever the run waits on', () => {
       ].join('\n'),
     );
     const run = await interruptWhile(['--kubeconfig', kubeconfig, '--config-only'], () => existsSync(marker), 'the plugin to start');
+    expectInterrupted(run);
+  });
+
+  it('a file that would never give its bytes: the downward-API labels file is a FIFO nobody writes', async () => {
+    // Read through Node's thread pool, such a file used to hold a thread that the process waits for
+    // when it exits: SIGTERM printed the report and the process lived on until SIGKILL.
+    const labels = join(scratch, 'labels.fifo');
+    execFileSync('mkfifo', [labels]);
+    const before = hole.accepted();
+    const run = await interruptWhile(
+      ['--kubeconfig', writeKubeconfig(`https://${hole.address}`), '--config-only', '--pod-labels-file', labels],
+      () => hole.accepted() > before,
+      'the doctor to reach the API server past the labels file',
+      { ...process.env, POD_NAMESPACE: 'ns', POD_NAME: 'doctor' },
+    );
     expectInterrupted(run);
   });
 

@@ -112,7 +112,11 @@ describe('the files a kubeconfig names', () => {
     expect(kc.getUsers().map((u) => u.name)).toEqual(['u', 'other']);
   });
   it.each([
-    ['the kubeconfig itself', (f: string) => ({ kubeconfig: f, file: f }), /cannot load kubeconfig ".*": it is a FIFO, not a regular file/],
+    [
+      'the kubeconfig itself',
+      (f: string) => ({ kubeconfig: f, file: f }),
+      /cannot load kubeconfig ".*" \(from --kubeconfig\): it is a FIFO, not a regular file/,
+    ],
     [
       'its token file',
       (f: string) => ({ kubeconfig: kubeconfig('https://one:6443', ['a'], 'a', `    token-file: ${f}`), file: f }),
@@ -130,9 +134,14 @@ describe('the files a kubeconfig names', () => {
     const { kubeconfig: file } = setup(fifo());
     await expect(loadKubeConfig({ kubeconfig: file, context: '' }, noHome, NO_POD)).rejects.toThrow(error);
   });
+  it('names $KUBECONFIG when the file came from it', async () => {
+    await expect(loadKubeConfig({ kubeconfig: '', context: '' }, { ...noHome, KUBECONFIG: fifo() }, NO_POD)).rejects.toThrow(
+      /cannot load kubeconfig ".*" \(from \$KUBECONFIG\): it is a FIFO, not a regular file/,
+    );
+  });
   it('refuses /dev/zero as a kubeconfig, by what it is', async () => {
     await expect(loadKubeConfig({ kubeconfig: '/dev/zero', context: '' }, noHome, NO_POD)).rejects.toThrow(
-      'cannot load kubeconfig "/dev/zero": it is a character device, not a regular file',
+      'cannot load kubeconfig "/dev/zero" (from --kubeconfig): it is a character device, not a regular file',
     );
   });
 });

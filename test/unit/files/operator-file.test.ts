@@ -2,12 +2,15 @@
 // refused by what it is, at once and without blocking (a FIFO nobody writes, a device, a socket, a
 // directory), as is a file past its kind's cap, however its size is claimed.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../../dev/paths.ts';
+import { FILE_CAPS_MARKERS, fileCapsMarkdown } from '../../../src/files/operator-file-markdown.ts';
 import { OPERATOR_FILES, readOperatorFile } from '../../../src/files/operator-file.ts';
+import { withRegion } from '../../../src/text/generated-region.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'icd-opfile-'));
 const fifo = join(dir, 'fifo');
@@ -67,5 +70,21 @@ describe('readOperatorFile', () => {
     const file = join(dir, 'token');
     const read = await readOperatorFile(file, 'token', AbortSignal.abort(new Error('interrupted by SIGTERM')));
     expect(read).toEqual({ ok: false, missing: false, reason: 'reading it was cut short: interrupted by SIGTERM' });
+  });
+});
+
+describe("the README's table of size caps", () => {
+  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
+
+  it('is the one rendered from OPERATOR_FILES (run `npm run docs` after changing a cap)', () => {
+    expect(withRegion(readme, FILE_CAPS_MARKERS, fileCapsMarkdown()), 'README.md is stale: run `npm run docs`').toBe(readme);
+  });
+
+  it('states every cap in a unit that reads exactly', () => {
+    expect(fileCapsMarkdown()).toContain('| kubeconfig | `--kubeconfig`, each file of `$KUBECONFIG`, `~/.kube/config` | 4 MiB |');
+    expect(fileCapsMarkdown()).toContain(
+      '| bearer token | `--snapshot-token-file`, the mounted controller and ServiceAccount tokens | 64 KiB |',
+    );
+    expect(fileCapsMarkdown().split('\n')).toHaveLength(Object.keys(OPERATOR_FILES).length + 3);
   });
 });
