@@ -12,7 +12,7 @@ import { goQuote } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
-import { quoteSome } from './helpers.ts';
+import { listSome, quoteSome } from './helpers.ts';
 
 const CODES = {
   API001,
@@ -67,9 +67,7 @@ const NAMED_BEYOND = 5;
 const MAX_QUOTED_NAME = 253;
 
 function namedBy(ref: PullSecretRef): string {
-  const shown = ref.referrers.slice(0, NAMED_REFERRERS).join(', ');
-  const more = ref.referrers.length - NAMED_REFERRERS;
-  return `named by ${shown}${more > 0 ? ` and ${more} more` : ''}`;
+  return `named by ${listSome(ref.referrers, NAMED_REFERRERS, (referrer) => referrer)}`;
 }
 
 function registries(n: number): string {

@@ -35,20 +35,15 @@ interface Candidate {
   readonly allocatable: Amounts;
 }
 
-function listNames(names: readonly string[]): string {
-  const shown = names.slice(0, NAMED_NODES).join(', ');
-  return names.length > NAMED_NODES ? `${shown} and ${names.length - NAMED_NODES} more` : shown;
-}
-
 /** Why the nodes that were not considered were left out, e.g. `2 not considered: a NotReady, b cordoned`. */
 function excluded(nodes: readonly NodeRecord[]): string {
   const out = nodes.filter((n) => !n.ready || n.unschedulable).map((n) => `${n.name} ${!n.ready ? 'NotReady' : 'cordoned'}`);
-  return out.length === 0 ? '' : `; not considered: ${listNames(out)}`;
+  return out.length === 0 ? '' : `; not considered: ${listSome(out, NAMED_NODES, (name) => name)}`;
 }
 
 /** `node-a lacks nvidia.com/gpu (allocatable 0)`, for the first few nodes. */
 function gaps(request: Amounts, candidates: readonly Candidate[]): string {
-  const lines = candidates.map(({ node, allocatable }) => {
+  return listSome(candidates, NAMED_NODES, ({ node, allocatable }) => {
     const missing = listSome(
       shortfalls(request, allocatable),
       NAMED_RESOURCES,
@@ -57,7 +52,6 @@ function gaps(request: Amounts, candidates: readonly Candidate[]): string {
     );
     return `${node.name} lacks ${missing}`;
   });
-  return listNames(lines);
 }
 
 function requestText(request: Amounts): string {
@@ -89,7 +83,7 @@ function judgePod(
       `no Ready, schedulable node has the allocatable for all of this pod's requests on its own (${requestText(request)}): ${gaps(request, candidates)}${excluded(nodes)}; the pod stays Pending until such a node joins (an autoscaler may add one)`,
     );
   }
-  const names = listNames(fitting.map((c) => c.node.name));
+  const names = listSome(fitting, NAMED_NODES, (c) => c.node.name);
   if (pod.unschedulable !== undefined) {
     const said = pod.unschedulable === '' ? 'without a message' : goQuote(pod.unschedulable);
     return emit(

@@ -56,9 +56,17 @@ type CodesOf<T> = T extends Check<string, infer C> ? C : never;
 /** A finding code of some registered check. */
 export type Code = CodesOf<Registered>;
 
+/**
+ * Runs every check in order, yielding each one's findings as it is done, so that a caller can let
+ * other work in between two checks (the run does: see doctor/time-slices.ts).
+ */
+export function* judgeByCheck(input: CheckInput, checks: readonly Check[] = CHECKS): Generator<Finding[], void> {
+  for (const check of checks) yield runCheck(check, input);
+}
+
 /** Runs every check in order and concatenates their findings. */
 export function judge(input: CheckInput, checks: readonly Check[] = CHECKS): Finding[] {
-  return checks.flatMap((check) => runCheck(check, input));
+  return [...judgeByCheck(input, checks)].flat();
 }
 
 /** What one run must gather and probe, derived from what its checks declare. */

@@ -11,8 +11,7 @@ import type { KubeApi } from '../cluster/api.ts';
 import { gatherClusterState } from '../cluster/gather.ts';
 import type { DoctorPod } from '../cluster/pod-identity.ts';
 import type { ClusterState } from '../cluster/state.ts';
-import { CHECKS, type RunPlan } from '../checks/registry.ts';
-import { runCheck } from '../checks/run.ts';
+import { judgeByCheck, type RunPlan } from '../checks/registry.ts';
 import type { ProbeResults } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import type { PodFiles } from './environment.ts';
@@ -68,8 +67,8 @@ export async function attempt(context: AttemptContext, start: AttemptStart): Pro
   const input = { state, probes, now, namespace: options.namespace, ...(self === undefined ? {} : { self }) };
   const findings: Finding[] = [];
   const judging = function* () {
-    for (const check of CHECKS) {
-      findings.push(...runCheck(check, input));
+    for (const found of judgeByCheck(input)) {
+      findings.push(...found);
       yield;
     }
   };

@@ -11,7 +11,7 @@
 
 import { constants, existsSync, type Stats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { describeError } from '../text/errors.ts';
+import { describeError, fileErrorReason } from '../text/errors.ts';
 
 /**
  * The kinds of file an operator names, each with the most it may hold and where such a file comes from
@@ -58,12 +58,6 @@ function refused(reason: string, missing = false): OperatorFile {
   return { ok: false, missing, reason };
 }
 
-/** Why a file operation failed, in a few words: the errno code (`ENOENT`, `EACCES`) when there is one. */
-function reasonOf(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code !== '' ? code : describeError(err);
-}
-
 /** Rejects when `signal` aborts, with its reason; never settles otherwise. */
 function aborted(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
@@ -102,7 +96,7 @@ async function readBounded(path: string, what: string, maxBytes: number): Promis
       const st = await stat(path).catch(() => undefined);
       if (st !== undefined && !st.isFile()) return refused(`it is ${whatItIs(st)}, not a regular file`);
     }
-    return refused(reasonOf(err), code === 'ENOENT');
+    return refused(fileErrorReason(err), code === 'ENOENT');
   }
   try {
     const st = await handle.stat();
@@ -122,7 +116,7 @@ async function readBounded(path: string, what: string, maxBytes: number): Promis
     }
     return { ok: true, bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length) };
   } catch (err) {
-    return refused(reasonOf(err));
+    return refused(fileErrorReason(err));
   } finally {
     await handle.close().catch(() => undefined);
   }
