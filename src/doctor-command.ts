@@ -33,6 +33,8 @@ export interface RunIO {
   readonly err: (text: string) => Promise<void>;
   /** The run's one clock (see `RunEnvironment.clock`). */
   readonly clock: () => Date;
+  /** When the process started (see `RunEnvironment.started`). */
+  readonly started?: Date;
   /** The files a pod gives the doctor, at their in-pod paths. */
   readonly files: PodFiles;
   /** Aborted, with an `Interrupted` reason, on SIGTERM or SIGINT. */
@@ -86,6 +88,7 @@ export async function runDoctorCommand(io: RunIO, options: DoctorOptions): Promi
   const run = runDoctor(options, {
     env: io.env,
     clock: io.clock,
+    ...(io.started === undefined ? {} : { started: io.started }),
     pod: { namespace: io.env['POD_NAMESPACE'], name: io.env['POD_NAME'] },
     files: io.files,
     interrupt: io.interrupt,

@@ -72,6 +72,7 @@ async function start(): Promise<ExitCode> {
     out: writerFor(process.stdout),
     err: writerFor(process.stderr),
     clock: () => new Date(),
+    started: new Date(performance.timeOrigin),
     files: IN_POD,
     interrupt: interrupt.signal,
   };

@@ -3,6 +3,7 @@ import { isZero, type Count } from '../cluster/wire.ts';
 import { formatGoDuration, roundToSecondMs } from '../go/duration.ts';
 import { goQuote } from '../go/quote.ts';
 import type { DialResult } from '../probes/results.ts';
+import { settleNote } from './settle-note.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
@@ -147,11 +148,13 @@ function endpointAxis(emit: EmitFor<typeof CODES>, b: CacheBackend, dials: Reado
   }
   const dial = dials?.get(b.endpoint.value);
   if (dial === undefined || dial.ok) return [];
-  return [emit('CB005', resourceOf(b), `${b.endpoint.field} ${goQuote(b.endpoint.value)} does not accept TCP connections: ${dial.error}`)];
+  const message = `${b.endpoint.field} ${goQuote(b.endpoint.value)} does not accept TCP connections: ${dial.error}`;
+  return [emit('CB005', resourceOf(b), `${message}${settleNote(dial.settling)}`)];
 }
 
-function healthySummary(b: CacheBackend, dialed: boolean): string {
-  const reach = dialed ? 'endpoint reachable' : 'endpoint present';
+function healthySummary(b: CacheBackend, dials: ReadonlyMap<string, DialResult> | undefined): string {
+  const settled = b.endpoint === undefined ? '' : settleNote(dials?.get(b.endpoint.value)?.settling);
+  const reach = dials !== undefined ? `endpoint reachable${settled}` : 'endpoint present';
   if (isExternal(b)) return `External backend: Ready, ${reach}`;
   const matched = hasSelector(b.matchLabels) ? 'engine pods matched' : 'no engineSelector, so engine-pod matching does not apply';
   const prefixes = b.indexParticipation?.prefixCount ?? 0;
@@ -179,7 +182,7 @@ export const cacheBackendHealth = defineCheck({
         ...functionalProbeAxis(emit, b),
         ...endpointAxis(emit, b, dials),
       ];
-      return found.length > 0 ? found : [emit('CB006', resourceOf(b), healthySummary(b, dials !== undefined))];
+      return found.length > 0 ? found : [emit('CB006', resourceOf(b), healthySummary(b, dials))];
     });
   },
 });

@@ -1,5 +1,6 @@
 import { defineCheck, type CodeDeclaration } from './check.ts';
 import type { HttpResult, ServerProbes } from '../probes/results.ts';
+import { settleNote } from './settle-note.ts';
 
 /**
  * ` (after 2 redirects, answered by http://h:9/x; the token was not sent there: another origin)`: what
@@ -71,7 +72,8 @@ export function defineRouteCheck<const N extends string, C extends string>(
       if (base === undefined) return [];
       const result = probes.server[field];
       const { verdict, message } = judgeRoute(route, result);
-      return [emit(codeOf[verdict], `${base}${route}`, `${message}${redirectNote(result)}`)];
+      const notes = `${redirectNote(result)}${settleNote(probes.server.settling?.http)}`;
+      return [emit(codeOf[verdict], `${base}${route}`, `${message}${notes}`)];
     },
   });
 }

@@ -1,5 +1,7 @@
-import { defineCheck, type CodeDeclaration } from './check.ts';
-import type { ServerTransport } from '../probes/results.ts';
+import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
+import type { ServerProbes, ServerTransport } from '../probes/results.ts';
+import type { Finding } from '../report/finding.ts';
+import { settleNote } from './settle-note.ts';
 
 const CODES = {
   SV001: {
@@ -34,36 +36,42 @@ export const serverReachability = defineCheck({
   reads: {},
   probes: { server: 'required' },
   judge({ probes }, emit) {
-    const { location, health, transport } = probes.server;
-    if (location.kind === 'failed') {
-      return [
-        emit(
-          'SV001',
-          undefined,
-          `the cache-plane server could not be located: ${location.error}. Pass --server-endpoint, or check the inference-cache-server Service and that this identity may get and list Services`,
-        ),
-      ];
-    }
-    const target = location.grpcTarget;
-    if (health === undefined && transport !== undefined) {
-      return [
-        emit('SV001', target, `the gRPC health check was not made: ${TRANSPORT_BLOCKS[transport.kind]} (the ServerTLS findings say more)`),
-      ];
-    }
-    if (health === undefined) {
-      return [
-        emit(
-          'SV001',
-          target,
-          'no gRPC connection to the cache-plane server could be set up; pass --server-endpoint (host:port) or check the inference-cache-server Service',
-        ),
-      ];
-    }
-    if (health.kind === 'error') return [emit('SV001', target, `the gRPC health check did not succeed: ${health.error}`)];
-    if (health.status !== 'SERVING') {
-      return [emit('SV002', target, `the server reports health status ${health.status}; a working server reports SERVING`)];
-    }
-    const through = transport?.kind === 'tls' ? ', through TLS' : '';
-    return [emit('SV003', target, `the server reports SERVING over gRPC health${through}`)];
+    const note = settleNote(probes.server.settling?.grpc);
+    return judgeHealth(probes.server, emit).map((f) => (note === '' ? f : { ...f, message: `${f.message}${note}` }));
   },
 });
+
+/** The finding of the gRPC health probe, before a wait for the pod's admission is noted in it. */
+function judgeHealth(server: ServerProbes, emit: EmitFor<typeof CODES>): Finding[] {
+  const { location, health, transport } = server;
+  if (location.kind === 'failed') {
+    return [
+      emit(
+        'SV001',
+        undefined,
+        `the cache-plane server could not be located: ${location.error}. Pass --server-endpoint, or check the inference-cache-server Service and that this identity may get and list Services`,
+      ),
+    ];
+  }
+  const target = location.grpcTarget;
+  if (health === undefined && transport !== undefined) {
+    return [
+      emit('SV001', target, `the gRPC health check was not made: ${TRANSPORT_BLOCKS[transport.kind]} (the ServerTLS findings say more)`),
+    ];
+  }
+  if (health === undefined) {
+    return [
+      emit(
+        'SV001',
+        target,
+        'no gRPC connection to the cache-plane server could be set up; pass --server-endpoint (host:port) or check the inference-cache-server Service',
+      ),
+    ];
+  }
+  if (health.kind === 'error') return [emit('SV001', target, `the gRPC health check did not succeed: ${health.error}`)];
+  if (health.status !== 'SERVING') {
+    return [emit('SV002', target, `the server reports health status ${health.status}; a working server reports SERVING`)];
+  }
+  const through = transport?.kind === 'tls' ? ', through TLS' : '';
+  return [emit('SV003', target, `the server reports SERVING over gRPC health${through}`)];
+}

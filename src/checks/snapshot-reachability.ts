@@ -2,6 +2,7 @@ import type { ServerProbes } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { redirectNote } from './route-verdict.ts';
+import { settleNote } from './settle-note.ts';
 
 const CODES = {
   SN001: {
@@ -44,12 +45,12 @@ export const snapshotReachability = defineCheck({
   reads: {},
   probes: { server: 'required' },
   judge({ probes }, emit) {
-    const note = redirectNote(probes.server.snapshot);
+    const note = `${redirectNote(probes.server.snapshot)}${settleNote(probes.server.settling?.http)}`;
     return judgeSnapshot(emit, probes.server).map((f) => (note === '' ? f : { ...f, message: `${f.message}${note}` }));
   },
 });
 
-/** The findings of GET /snapshot, before a redirect is noted in them. */
+/** The findings of GET /snapshot, before a redirect or a wait for the pod's admission is noted in them. */
 function judgeSnapshot(emit: EmitFor<typeof CODES>, server: ServerProbes): Finding[] {
   if (server.location.kind !== 'found') return [];
   const url = `${server.location.httpBase}/snapshot`;

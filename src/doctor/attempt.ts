@@ -13,6 +13,7 @@ import type { DoctorPod } from '../cluster/pod-identity.ts';
 import type { ClusterState } from '../cluster/state.ts';
 import { judgeByCheck, type RunPlan } from '../checks/registry.ts';
 import type { ProbeResults } from '../probes/results.ts';
+import { admissionGate, type SettleWindow } from '../probes/settle.ts';
 import type { Finding } from '../report/finding.ts';
 import type { PodFiles } from './environment.ts';
 import { budgetUntil, dialEndpoints, probeServer } from './probe-plan.ts';
@@ -28,6 +29,8 @@ export interface AttemptContext {
   readonly clock: () => Date;
   /** Aborted when the process is told to stop (not at `--timeout`: a run past it still judges what it read). */
   readonly interrupt: AbortSignal | undefined;
+  /** The settle window of the doctor's own pod; absent outside a pod, where no probe waits. */
+  readonly settle: SettleWindow | undefined;
 }
 
 /** When an attempt started (its reference instant) and the signal that ends it at `--timeout`. */
@@ -50,17 +53,18 @@ function someListRead(state: ClusterState): boolean {
 
 /** Runs one attempt started at `start`. */
 export async function attempt(context: AttemptContext, start: AttemptStart): Promise<AttemptResult> {
-  const { options, api, plan, self, files, clock, interrupt } = context;
+  const { options, api, plan, self, files, clock, interrupt, settle } = context;
   const { now, signal } = start;
   const warnings: string[] = [];
   const budget = budgetUntil(now.getTime() + options.timeoutMs, clock);
-  const serverProbes = plan.probes.has('server') ? probeServer(options, api, files, budget, signal, warnings) : undefined;
+  const gate = settle === undefined || now.getTime() >= settle.endsMs ? undefined : admissionGate(settle, clock, signal);
+  const serverProbes = plan.probes.has('server') ? probeServer(options, api, files, budget, signal, warnings, gate) : undefined;
   const state = await gatherClusterState(
     api,
     { reads: plan.reads, namespace: options.namespace, ...(self === undefined ? {} : { self }) },
     signal,
   );
-  const dials = plan.probes.has('dials') ? await dialEndpoints(state, budget, signal) : undefined;
+  const dials = plan.probes.has('dials') ? await dialEndpoints(state, budget, signal, gate) : undefined;
   const server = await serverProbes;
   const probes: ProbeResults = { ...(server === undefined ? {} : { server }), ...(dials === undefined ? {} : { dials }) };
   // Check by check, so that the run notices an interrupt between two (see time-slices.ts).

@@ -31,6 +31,11 @@ export interface RunEnvironment {
    * deadline, the probes' budgets and the `--wait` schedule all read it.
    */
   readonly clock: () => Date;
+  /**
+   * When the doctor's process started. In a pod it is the container's only process, so this is when the
+   * container started: the settle window of the probes counts from it (probes/settle.ts).
+   */
+  readonly started?: Date;
   /** `POD_NAMESPACE` and `POD_NAME`, which the chart's pod sets through the downward API. */
   readonly pod: { readonly namespace?: string | undefined; readonly name?: string | undefined };
   readonly files: PodFiles;

@@ -2,7 +2,8 @@
  * The probes of one attempt: where the cache-plane server is (a flag, or its Service), its gRPC health
  * and the three routes of its controller-facing listener, side by side; and a TCP dial of every
  * distinct endpoint the CacheBackends publish, a few at a time. Each probe has its own budget inside
- * the attempt's deadline.
+ * the attempt's deadline. In a fresh pod, each port is first given the chance to admit the pod (the
+ * admission gate, settle.ts); the budget of the probe that follows starts after that.
  *
  * @module
  */
@@ -15,7 +16,8 @@ import type { ClusterState } from '../cluster/state.ts';
 import { joinHostPort } from '../go/hostport.ts';
 import type { DialResult, ServerLocation, ServerProbes } from '../probes/results.ts';
 import type { GrpcPortAddress } from '../probes/server-transport.ts';
-import { dialTcp } from '../probes/tcp-dial.ts';
+import type { AdmissionGate, Settling } from '../probes/settle.ts';
+import { dialTarget, dialTcp } from '../probes/tcp-dial.ts';
 import { readBearerToken } from '../probes/token.ts';
 import type { PodFiles } from './environment.ts';
 
@@ -62,10 +64,23 @@ async function locateServer(options: DoctorOptions, api: KubeApi, signal: AbortS
   };
 }
 
+/** Waits at `gate` for a port to admit the pod, when there is a gate; then runs `probe`. */
+async function afterGate<T>(gate: AdmissionGate | undefined, host: string, port: number, probe: () => Promise<T>) {
+  const settling = gate === undefined ? undefined : await gate(host, port);
+  return { settling, result: await probe() };
+}
+
+/** The `settling` of the server probes, with only the ports that made the pod wait. */
+function settlingOf(grpc: Settling | undefined, http: Settling | undefined): Pick<ServerProbes, 'settling'> {
+  if (grpc === undefined && http === undefined) return {};
+  return { settling: { ...(grpc === undefined ? {} : { grpc }), ...(http === undefined ? {} : { http }) } };
+}
+
 /**
  * Locates the server and probes it: gRPC health (plaintext or TLS, `--server-tls`), `GET /snapshot`
- * with the bearer token, `HEAD /policy` and `HEAD /probe`, all at once. A server that cannot be
- * located is a result too (the checks report it), with a warning for stderr.
+ * with the bearer token, `HEAD /policy` and `HEAD /probe`, all at once, each port after its admission
+ * `gate` in a fresh pod. A server that cannot be located is a result too (the checks report it), with
+ * a warning for stderr.
  */
 export async function probeServer(
   options: DoctorOptions,
@@ -74,6 +89,7 @@ export async function probeServer(
   budget: Budget,
   signal: AbortSignal,
   warnings: string[],
+  gate?: AdmissionGate,
 ): Promise<ServerProbes> {
   const located = await locateServer(options, api, signal);
   if (!('grpc' in located)) {
@@ -93,17 +109,46 @@ export async function probeServer(
     import('../probes/http-route.ts'),
   ]);
   const within = () => ({ deadlineMs: budget(), signal });
-  const [grpc, snapshot, policy, probe] = await Promise.all([
-    probeServerGrpc(grpcAddress, options.serverTls, within()),
-    probeSnapshot(`${location.httpBase}/snapshot`, { ...within(), token: bearer.token }),
-    probeRoute(`${location.httpBase}/policy`, within()),
-    probeRoute(`${location.httpBase}/probe`, within()),
+  const [grpc, http] = await Promise.all([
+    afterGate(gate, grpcAddress.host, grpcAddress.port, () => probeServerGrpc(grpcAddress, options.serverTls, within())),
+    afterGate(gate, grpcAddress.host, Number(SNAPSHOT_PORT), () =>
+      Promise.all([
+        probeSnapshot(`${location.httpBase}/snapshot`, { ...within(), token: bearer.token }),
+        probeRoute(`${location.httpBase}/policy`, within()),
+        probeRoute(`${location.httpBase}/probe`, within()),
+      ]),
+    ),
   ]);
-  return { location, ...grpc, snapshot, policy, probe, tokenSent: bearer.token !== '' };
+  const [snapshot, policy, probe] = http.result;
+  return {
+    location,
+    ...grpc.result,
+    snapshot,
+    policy,
+    probe,
+    tokenSent: bearer.token !== '',
+    ...settlingOf(grpc.settling, http.settling),
+  };
 }
 
-/** Dials every distinct published endpoint of the backends that have a remote tier, {@link DIAL_CONCURRENCY} at a time. */
-export async function dialEndpoints(state: ClusterState, budget: Budget, signal: AbortSignal): Promise<Map<string, DialResult>> {
+/** Dials `endpoint`, after its admission `gate` in a fresh pod. */
+async function dialAfterGate(endpoint: string, gate: AdmissionGate | undefined, budget: Budget, signal: AbortSignal): Promise<DialResult> {
+  const target = dialTarget(endpoint);
+  const settling = gate === undefined || !target.ok ? undefined : await gate(target.host, target.port);
+  const result = await dialTcp(endpoint, { deadlineMs: budget(), signal });
+  return settling === undefined ? result : { ...result, settling };
+}
+
+/**
+ * Dials every distinct published endpoint of the backends that have a remote tier, {@link DIAL_CONCURRENCY}
+ * at a time, each after its admission `gate` in a fresh pod.
+ */
+export async function dialEndpoints(
+  state: ClusterState,
+  budget: Budget,
+  signal: AbortSignal,
+  gate?: AdmissionGate,
+): Promise<Map<string, DialResult>> {
   const backends = state.cacheBackends?.ok === true ? state.cacheBackends.items : [];
   const endpoints = [
     ...new Set(backends.flatMap((b) => (b.remoteStorage !== undefined && b.endpoint !== undefined ? [b.endpoint.value] : []))),
@@ -113,7 +158,7 @@ export async function dialEndpoints(state: ClusterState, budget: Budget, signal:
   const worker = async () => {
     for (let i = next++; i < endpoints.length; i = next++) {
       const endpoint = endpoints[i] as string;
-      results.set(endpoint, await dialTcp(endpoint, { deadlineMs: budget(), signal }));
+      results.set(endpoint, await dialAfterGate(endpoint, gate, budget, signal));
     }
   };
   await Promise.all(Array.from({ length: Math.min(DIAL_CONCURRENCY, endpoints.length) }, worker));

@@ -14,6 +14,7 @@ import { loadKubeConfig } from '../cluster/kubeconfig.ts';
 import { readDoctorPod } from '../cluster/pod-identity.ts';
 import { EXIT_CODES } from '../report/exit-codes.ts';
 import { exitCodeOf, makeReport, type Attempt, type Finding } from '../report/finding.ts';
+import { settleWindowFrom } from '../probes/settle.ts';
 import { annotationRules } from '../suppress/annotations.ts';
 import { SuppressionStage, type SuppressionOutcome } from '../suppress/apply.ts';
 import type { SuppressionRule } from '../suppress/rule.ts';
@@ -61,7 +62,9 @@ export async function runDoctor(options: DoctorOptions, environment: RunEnvironm
   const written = await writtenRules(options, guides, first.signal);
   const api = new KubeApi(await loadKubeConfig(options, environment.env, files.serviceAccountDir, first.signal), environment.env);
   const self = await readDoctorPod(environment.pod, options.podLabelsFile ?? files.podLabels, first.signal);
-  const context: AttemptContext = { options, api, plan: planRun(options), self, files, clock, interrupt };
+  // In a pod the doctor is the container's process, so its start is the container's.
+  const settle = self === undefined || environment.started === undefined ? undefined : settleWindowFrom(environment.started);
+  const context: AttemptContext = { options, api, plan: planRun(options), self, files, clock, interrupt, settle };
   const waiting = options.waitMs > 0;
   const attempts: Attempt[] = [];
   for (let start = first; ; start = startAttempt()) {

@@ -3,6 +3,8 @@
  * findings. Every error is a one-line string that carries no token or secret.
  */
 
+import type { Settling } from './settle.ts';
+
 /** The gRPC health statuses of grpc.health.v1 by their enum names. */
 export type HealthStatus = 'UNKNOWN' | 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNKNOWN';
 
@@ -33,8 +35,11 @@ export type HttpResult =
   | { readonly kind: 'transport-error'; readonly error: string }
   | { readonly kind: 'response'; readonly status: number; readonly body?: SnapshotBody; readonly redirect?: Redirect };
 
-/** Outcome of a TCP dial of a CacheBackend's published endpoint. */
-export type DialResult = { readonly ok: true } | { readonly ok: false; readonly error: string };
+/**
+ * Outcome of a TCP dial of a CacheBackend's published endpoint; `settling` when the dial first waited
+ * for a fresh pod to be admitted (see settle.ts).
+ */
+export type DialResult = ({ readonly ok: true } | { readonly ok: false; readonly error: string }) & { readonly settling?: Settling };
 
 /** Where the cache-plane server was found, or why it was not. */
 export type ServerLocation =
@@ -129,6 +134,12 @@ export interface ServerProbes {
   readonly probe?: HttpResult;
   /** Whether a bearer token was sent with GET /snapshot. */
   readonly tokenSent: boolean;
+  /**
+   * How the gRPC port and the controller-facing port made a fresh pod wait before they accepted a
+   * connection (see settle.ts); absent for a port whose first connection was accepted, and outside a
+   * pod's settle window.
+   */
+  readonly settling?: { readonly grpc?: Settling; readonly http?: Settling };
 }
 
 /** Everything the network probes observed in one run. */

@@ -47,12 +47,7 @@ describe.skipIf(skip)(`cluster:up --node, by hand${skipReason}`, () => {
       expect(nodes.stdout).toMatch(new RegExp(`^${NODE_NAME}\\s+Ready\\s+<none>\\s+\\S+\\s+v1\\.35\\.4$`, 'm'));
       const helm = (...args: string[]) =>
         runHelm(helm4 as HelmBinary, [...args, '--kubeconfig', kubeconfig, '-n', 'inference-cache-system']);
-      const installed = helm(
-        'install',
-        'doctor',
-        CHART_DIR,
-        ...[...DOCTOR_IMAGE_VALUES, 'wait.helmTestSeconds=30'].flatMap((v) => ['--set', v]),
-      );
+      const installed = helm('install', 'doctor', CHART_DIR, ...DOCTOR_IMAGE_VALUES.flatMap((v) => ['--set', v]));
       expect(installed.code, installed.stderr).toBe(0);
       const tested = helm('test', 'doctor', '--logs');
       expect(tested.code, `${tested.stdout}\n${tested.stderr}`).toBe(0);

@@ -20,6 +20,8 @@ import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } fro
 import { DOCTOR_IMAGE_VALUES, IMAGES } from '../../dev/cluster/images.ts';
 import { PACKAGE } from '../../dev/package.ts';
 import { pollUntil } from '../../dev/poll.ts';
+import { PROBE_BUDGET_MS } from '../../src/doctor/probe-plan.ts';
+import { SETTLE_WINDOW_MS } from '../../src/probes/settle.ts';
 import {
   REMOTE_ENDPOINT,
   WORKLOAD_NAMESPACE,
@@ -41,19 +43,23 @@ const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see README 
 
 const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'controller' };
 const POLICY = 'inference-cache-server-snapshot';
+/** How many fresh pods the first-attempt and wrong-labels proofs run (issue: ten of each). */
+const RUNS = 10;
 const codes = (report: JsonReport) => report.findings.map((f) => f.code);
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /**
- * The hook pod's wait (`--wait`) in these runs. kube-router learns a pod's address from the API server,
- * and the kubelet publishes it about a second after the container starts, by when the doctor has probed
- * :8081 and been refused; the next attempt passes (measured: README, "A real node").
+ * How long each server port refused the fresh pod before kube-router admitted it, as the findings say
+ * (the settle window, docs/real-node.md), for the log of a run: `:9090 refused 1.2s, :8081 refused 1.3s`, or `admitted at once`.
  */
-const WAIT = 'wait.helmTestSeconds=60';
-/** What the attempts of a report counted, for the log of a run. */
-const attemptsOf = (report: JsonReport) =>
-  (report.attempts ?? [])
-    .map((a) => `#${a.attempt} ${a.elapsed} exit ${a.exitCode}${a.counted.length > 0 ? ` (${a.counted.join(', ')})` : ''}`)
-    .join('; ');
+const settledOf = (report: JsonReport): string => {
+  const ports = { SV: ':9090', SN: ':8081' } as const;
+  const waited = Object.entries(ports).flatMap(([prefix, port]) => {
+    const found = report.findings.find((f) => f.code.startsWith(prefix))?.message ?? '';
+    const [, how = '', seconds = ''] = /(refused|unreachable|unanswered) for (\d+\.\d)s after the doctor's pod started/.exec(found) ?? [];
+    return how === '' ? [] : [`${port} ${how} ${seconds}s`];
+  });
+  return waited.length === 0 ? 'admitted at once' : waited.join(', ');
+};
 const inCidr = (ip: string, cidr: string): boolean => {
   const [base = '', bits = '32'] = cidr.split('/');
   const n = (a: string) => a.split('.').reduce((acc, o) => acc * 256 + Number(o), 0);
@@ -195,7 +201,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
     });
 
     it('helm install + helm test --logs: SV003, SN004, PL002, PB002 through the Service IP, the DNS name and the policy', async () => {
-      const installed = await upgrade([WAIT]);
+      const installed = await upgrade();
       expect(installed.code, installed.output).toBe(0);
       const discovery = cluster.kc.makeApiClient(DiscoveryV1Api);
       const seen: (boolean | undefined)[] = [];
@@ -220,7 +226,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       expect(tested.code, tested.output).toBe(0);
       expect(tested.output).toMatch(/Phase:\s+Succeeded/);
       const report = reportIn(tested.output);
-      console.info(`[${label}] attempts: ${attemptsOf(report)}`);
+      console.info(`[${label}] ${settledOf(report)}`);
       expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN004', 'PL002', 'PB002']);
       expect(report.findings.filter((f) => f.status !== 'OK')).toEqual([]);
       const sv003 = report.findings.find((f) => f.code === 'SV003');
@@ -282,22 +288,21 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
     }, 600_000);
 
     it('a token of the wrong audience: SN005 (401) through the real path, a WARN that fails only with failOn=warn', async () => {
-      // A short wait: SN005 stays counted under failOn=warn, so the wait runs out.
-      expect((await upgrade(['wait.helmTestSeconds=5', 'token.audience=https://kubernetes.default.svc', 'failOn=warn'])).code).toBe(0);
+      expect((await upgrade(['token.audience=https://kubernetes.default.svc', 'failOn=warn'])).code).toBe(0);
       const tested = await helmTest();
       const report = reportIn(tested.output);
       expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN005', 'PL002', 'PB002']);
       expect(report.findings.find((f) => f.code === 'SN005')?.message).toContain('401');
       expect(report.summary).toMatchObject({ exitCode: 1 });
       expect(tested.code).not.toBe(0);
-      expect((await upgrade([WAIT, 'token.audience=https://kubernetes.default.svc'])).code).toBe(0);
+      expect((await upgrade(['token.audience=https://kubernetes.default.svc'])).code).toBe(0);
       const passed = await helmTest();
       expect(passed.code, passed.output).toBe(0);
       expect(reportIn(passed.output).summary).toMatchObject({ exitCode: 0, failOn: 'FAIL' });
     }, 600_000);
 
     it('the dedicated identity: SN005 (403: /snapshot admits only the controller), as documented, and helm test passes', async () => {
-      expect((await upgrade([WAIT, 'identity=dedicated'])).code).toBe(0);
+      expect((await upgrade(['identity=dedicated'])).code).toBe(0);
       const tested = await helmTest();
       expect(tested.code, tested.output).toBe(0);
       const report = reportIn(tested.output);
@@ -389,11 +394,11 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
     }, 300_000);
 
     it('enabled: the pod mounts ca.crt from the Secret and verifies the Service name, SV003 and TL011, helm test passes', async () => {
-      expect((await upgrade([WAIT, 'serverTLS.enabled=true'])).code).toBe(0);
+      expect((await upgrade(['serverTLS.enabled=true'])).code).toBe(0);
       const tested = await helmTest();
       expect(tested.code, tested.output).toBe(0);
       const report = reportIn(tested.output);
-      console.info(`[tls] attempts: ${attemptsOf(report)}`);
+      console.info(`[tls] ${settledOf(report)}`);
       expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN004', 'PL002', 'PB002']);
       expect(report.findings.filter((f) => f.status !== 'OK')).toEqual([]);
       expect(finding(report, 'SV003')?.message).toContain('through TLS');
@@ -404,7 +409,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
     }, 600_000);
 
     it('not enabled: TL001 says the port speaks TLS and what to set, instead of a protocol error; helm test fails', async () => {
-      expect((await upgrade(['wait.helmTestSeconds=5'])).code).toBe(0);
+      expect((await upgrade()).code).toBe(0);
       const tested = await helmTest();
       expect(tested.code).not.toBe(0);
       const report = reportIn(tested.output);
@@ -418,7 +423,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       const chain = caChain(join(dir, 'chain'), { intermediate: true, notAfter: new Date(Date.now() + 5 * 86_400_000 + 3_600_000) });
       await writeServerTlsSecret(cluster.kc, chain);
       await rollServer(cluster.kc, { tls: true });
-      expect((await upgrade([WAIT, 'serverTLS.enabled=true'])).code).toBe(0);
+      expect((await upgrade(['serverTLS.enabled=true'])).code).toBe(0);
       const tested = await helmTest();
       expect(tested.code, tested.output).toBe(0);
       const report = reportIn(tested.output);
@@ -429,7 +434,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
 
     it('the Secret gone: the pod does not hang on the optional volume, TL001 names the missing CA file', async () => {
       await deleteServerTlsSecret(cluster.kc);
-      expect((await upgrade(['wait.helmTestSeconds=5', 'serverTLS.enabled=true'])).code).toBe(0);
+      expect((await upgrade(['serverTLS.enabled=true'])).code).toBe(0);
       const tested = await helmTest();
       expect(tested.code).not.toBe(0);
       expect(tested.output).toMatch(/Phase:\s+Failed/);
@@ -438,46 +443,82 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
     }, 600_000);
   });
 
+  /** The doctor's own run time in a pod, from the kubelet's record (whole seconds). */
+  const runSeconds = async (name: string): Promise<number> => {
+    const terminated = (await pod(name)).status?.containerStatuses?.[0]?.state?.terminated;
+    return ((terminated?.finishedAt?.getTime() ?? NaN) - (terminated?.startedAt?.getTime() ?? NaN)) / 1000;
+  };
+
+  describe('the first attempt, with the chart as it ships (wait.helmTestSeconds: 0)', () => {
+    // A fresh release each time: the first test pod after an install is the one that meets kube-router
+    // before it has admitted the pod (measured: docs/real-node.md#settle-window).
+    it(`${RUNS} releases installed and tested, each a fresh pod: every one passes on its first and only attempt`, async () => {
+      const log: string[] = [];
+      for (let run = 1; run <= RUNS; run++) {
+        const release = `doctor-first-${run}`;
+        const { helm, upgrade, helmTest } = helmOn(HELMS[0]?.helm, release);
+        try {
+          expect((await upgrade()).code).toBe(0);
+          const tested = await helmTest();
+          const report = reportIn(tested.output);
+          log.push(`#${run} ${settledOf(report)} (${await runSeconds(`${release}-inferencecache-doctor`)}s)`);
+          expect(tested.code, `run ${run}: ${tested.output}`).toBe(0);
+          expect(report.attempts).toBeUndefined();
+          expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN004', 'PL002', 'PB002']);
+        } finally {
+          await helm(['uninstall', release]);
+        }
+      }
+      console.info(`[first attempt] ${log.join('; ')}`);
+    }, 1_800_000);
+  });
+
   describe('the enforced NetworkPolicy', () => {
     const release = 'doctor-np';
     const podName = `${release}-inferencecache-doctor`;
     const { helm, upgrade, helmTest } = helmOn(HELMS[0]?.helm, release);
-    const install = (wait: number) => upgrade(['controller.labels.app\\.kubernetes\\.io/component=null', `wait.helmTestSeconds=${wait}`]);
+    const install = () => upgrade(['controller.labels.app\\.kubernetes\\.io/component=null']);
 
     afterAll(async () => {
       await helm(['uninstall', release]);
     });
 
-    it('a pod without the controller labels is refused on :8081 by the enforcer, and NP001 names the policy and the label', async () => {
-      // 20 s of attempts: long after kube-router has learnt the pod's address, it still refuses it.
-      const installed = await install(20);
+    it(`a pod without the controller labels, ${RUNS} times: refused on :8081 through the settle window, NP001 names the policy and the label`, async () => {
+      const installed = await install();
       expect(installed.code, installed.output).toBe(0);
-      const tested = await helmTest();
-      const report = reportIn(tested.output);
-      console.info(`[unlabelled] attempts: ${attemptsOf(report)}; pod ${(await pod(podName)).status?.podIP ?? '?'}`);
-      expect(tested.code, tested.output).not.toBe(0);
-      expect((await pod(podName)).metadata?.labels?.['app.kubernetes.io/component']).toBeUndefined();
-      expect(report.attempts?.length).toBeGreaterThanOrEqual(2);
-      expect(report.attempts?.every((a) => a.counted.includes('SN001'))).toBe(true);
-      expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN001', 'PL001', 'PB001']);
-      // kube-router rejects (ICMP port unreachable) rather than drops: refused at once, not a timeout.
-      expect(report.findings.find((f) => f.code === 'SN001')?.message).toMatch(/ECONNREFUSED|timed out|no answer/);
-      const np = report.findings.find((f) => f.code === 'NP001');
-      expect(np, JSON.stringify(report.findings, null, 2)).toBeDefined();
-      expect(np?.message).toContain(POLICY);
-      expect(np?.message).toContain('app.kubernetes.io/component');
-    }, 600_000);
+      const log: string[] = [];
+      for (let run = 1; run <= RUNS; run++) {
+        const tested = await helmTest();
+        const report = reportIn(tested.output);
+        const seconds = await runSeconds(podName);
+        log.push(`#${run} ${settledOf(report)} (${seconds}s)`);
+        expect(tested.code, tested.output).not.toBe(0);
+        expect((await pod(podName)).metadata?.labels?.['app.kubernetes.io/component']).toBeUndefined();
+        expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN001', 'PL001', 'PB001']);
+        // kube-router rejects (ICMP port unreachable) rather than drops: refused, not a timeout.
+        expect(report.findings.find((f) => f.code === 'SN001')?.message).toMatch(
+          /ECONNREFUSED.*refused for \d+\.\ds after the doctor's pod started, \d+ tries, none accepted/,
+        );
+        const np = report.findings.find((f) => f.code === 'NP001');
+        expect(np, JSON.stringify(report.findings, null, 2)).toBeDefined();
+        expect(np?.message).toContain(POLICY);
+        expect(np?.message).toContain('app.kubernetes.io/component');
+        // Within the settle window plus one probe budget (the kubelet records whole seconds).
+        expect(seconds).toBeLessThanOrEqual((SETTLE_WINDOW_MS + PROBE_BUDGET_MS) / 1000 + 1);
+      }
+      console.info(`[unlabelled] ${log.join('; ')}`);
+    }, 1_800_000);
 
     it('with the policy deleted, the same unlabelled pod passes every probe', async () => {
       const net = cluster.kc.makeApiClient(NetworkingV1Api);
       const policy = await net.readNamespacedNetworkPolicy({ namespace: INSTALL_NAMESPACE, name: POLICY });
       await net.deleteNamespacedNetworkPolicy({ namespace: INSTALL_NAMESPACE, name: POLICY });
       try {
-        expect((await install(60)).code).toBe(0);
+        expect((await install()).code).toBe(0);
         const tested = await helmTest();
         expect(tested.code, tested.output).toBe(0);
         const report = reportIn(tested.output);
-        console.info(`[unlabelled, no policy] attempts: ${attemptsOf(report)}`);
+        console.info(`[unlabelled, no policy] ${settledOf(report)}`);
         expect(codes(report).slice(0, 4)).toEqual(['SV003', 'SN004', 'PL002', 'PB002']);
         expect(codes(report)).not.toContain('NP001');
       } finally {

@@ -14,7 +14,13 @@ import { uniqueName } from '../../dev/cluster/objects.ts';
 import { INSTALL_NAMESPACE, createNamespace } from '../../dev/cluster/manifests.ts';
 import { doctorIdentity, requestToken, type Identity } from '../../dev/cluster/identity.ts';
 import { DEFAULT_CONTROLLER_AUDIENCE } from '../../dev/cluster/reference-server/server.ts';
-import { CONTROLLER_SERVICE_ACCOUNT, startSampleInstall, type SampleInstall } from '../../dev/cluster/sample-install-local.ts';
+import { startLateProxy } from '../support/servers/late-proxy.ts';
+import {
+  CONTROLLER_SERVICE_ACCOUNT,
+  SNAPSHOT_PORT,
+  startSampleInstall,
+  type SampleInstall,
+} from '../../dev/cluster/sample-install-local.ts';
 
 const kubeconfig = inject('kubeconfig');
 const skipReason = kubeconfig === '' ? ` (skipped: ${inject('controlPlaneSkipReason')})` : '';
@@ -30,7 +36,7 @@ describe.skipIf(kubeconfig === '')(`server probes against the reference server${
     writeFileSync(file, `${token}\n`);
     return file;
   };
-  const run = async (args: string[]) => {
+  const run = async (args: string[], env: Record<string, string> = {}) => {
     const result = await runBundle(
       [
         'doctor',
@@ -44,7 +50,7 @@ describe.skipIf(kubeconfig === '')(`server probes against the reference server${
         install.serverEndpoint,
         ...args,
       ],
-      { env: { PATH: process.env['PATH'] ?? '' } },
+      { env: { PATH: process.env['PATH'] ?? '', ...env } },
     );
     return { ...result, report: JSON.parse(result.stdout) as JsonReport };
   };
@@ -118,6 +124,59 @@ describe.skipIf(kubeconfig === '')(`server probes against the reference server${
       expect(stats.unauth).toBeGreaterThan(0);
       expect(stats.forbidden).toBeGreaterThan(0);
       expect(stats.tokenReviews).toBeGreaterThanOrEqual(3);
+    });
+  });
+
+  describe('a fresh pod that an enforcer admits late (the settle window)', () => {
+    /** Both server ports, refused until the proxy listens 2.5 s after the doctor starts, then forwarded. */
+    const lateServer = () => {
+      const [host = '', port = ''] = install.serverEndpoint.split(':');
+      const proxyHost = `127.0.${1 + Math.floor(Math.random() * 250)}.${2 + Math.floor(Math.random() * 250)}`;
+      const proxy = startLateProxy(
+        proxyHost,
+        host,
+        [
+          [Number(port), Number(port)],
+          [SNAPSHOT_PORT, SNAPSHOT_PORT],
+        ],
+        2_500,
+      );
+      return { proxy, endpoint: `${proxyHost}:${port}` };
+    };
+    const labelsFile = () => tokenFile('labels', 'app.kubernetes.io/name="inference-cache"\n');
+    const SETTLED = /\(connections were refused for (\d+\.\d)s after the doctor's pod started, then accepted\)$/;
+
+    it('in a pod: every server probe waits for its port, passes, and says how long it was refused', async () => {
+      const { proxy, endpoint } = lateServer();
+      try {
+        const { code, report } = await run(
+          ['--snapshot-token-file', install.tokenFile, '--server-endpoint', endpoint, '--pod-labels-file', labelsFile()],
+          { POD_NAMESPACE: INSTALL_NAMESPACE, POD_NAME: 'doctor-settle' },
+        );
+        expect(serverCodes(report)).toEqual(['SV003', 'SN004', 'PL002', 'PB002']);
+        for (const code of ['SV003', 'SN004', 'PL002', 'PB002']) {
+          const seconds = Number(SETTLED.exec(message(report, code))?.[1]);
+          expect(seconds, message(report, code)).toBeGreaterThanOrEqual(2.4);
+          expect(seconds).toBeLessThan(10);
+        }
+        expect(code).toBe(0);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('outside a pod, nothing waits: the same ports are refused at once, as upstream', async () => {
+      const { proxy, endpoint } = lateServer();
+      try {
+        const { report } = await run(['--snapshot-token-file', install.tokenFile, '--server-endpoint', endpoint]);
+        expect(serverCodes(report)).toEqual(['SV001', 'SN001', 'PL001', 'PB001']);
+        for (const code of ['SV001', 'SN001', 'PL001', 'PB001']) {
+          expect(message(report, code)).toContain('ECONNREFUSED');
+          expect(message(report, code)).not.toContain('pod started');
+        }
+      } finally {
+        await proxy.close();
+      }
     });
   });
 

@@ -87,6 +87,33 @@ export const cacheBackendCases: readonly Case[] = [
     expected: [['CB005', R, [`"${REDIS}"`, 'connection refused', 'status.remoteStorage.endpoint']]],
   },
   {
+    name: 'a fresh pod waited for its admission, then dialled → CB006 says how long the endpoint refused it',
+    input: one(healthy(), {
+      dials: dials({ [REDIS]: { ok: true, settling: { failure: 'refused', tries: 4, accepted: true, afterPodStartMs: 1_440 } } }),
+    }),
+    expected: [['CB006', R, ["endpoint reachable (connections were refused for 1.4s after the doctor's pod started, then accepted)"]]],
+  },
+  {
+    name: 'a fresh pod never admitted → CB005 with the error and the wait',
+    input: one(healthy(), {
+      dials: dials({
+        [REDIS]: {
+          ok: false,
+          error: 'dial tcp 10.0.0.9:6379: connect: connection refused',
+          settling: { failure: 'unanswered', tries: 9, accepted: false, afterPodStartMs: 10_000 },
+        },
+      }),
+    }),
+    expected: [
+      ['CB005', R, ["connection refused (connections went unanswered for 10.0s after the doctor's pod started, 9 tries, none accepted)"]],
+    ],
+  },
+  {
+    name: 'no wait → no word of one',
+    input: one(healthy(), DIAL_FAIL),
+    expected: [['CB005', R, ['connection refused'], ['pod started']]],
+  },
+  {
     name: 'pinned: nil dialer (config-only) → [CB006] endpoint present',
     input: one(healthy(), {}),
     expected: [['CB006', R, ['endpoint present'], ['endpoint reachable']]],

@@ -42,6 +42,44 @@ function routeCases(route: Route): Case[] {
       expected: [[missing, url, ['ECONNREFUSED']]],
     },
     { name: `HTTP 404 → ${missing}`, input: withResult(response(404)), expected: [[missing, url, ['404']]] },
+    {
+      name: `never admitted → ${missing} with the error and the wait`,
+      input: input({
+        probes: {
+          server: server({
+            [route]: { kind: 'transport-error', error: 'ECONNREFUSED' },
+            settling: { http: { failure: 'refused', tries: 30, accepted: false, afterPodStartMs: 10_049 } },
+          }),
+        },
+      }),
+      expected: [
+        [missing, url, ["ECONNREFUSED (connections were refused for 10.0s after the doctor's pod started, 30 tries, none accepted)"]],
+      ],
+    },
+    {
+      name: `admitted after a wait → ${wired} says so; the gRPC port's wait is not this one's`,
+      input: input({
+        probes: {
+          server: server({
+            [route]: response(405),
+            settling: {
+              grpc: { failure: 'unanswered', tries: 2, accepted: true, afterPodStartMs: 3_000 },
+              http: { failure: 'refused', tries: 2, accepted: true, afterPodStartMs: 600 },
+            },
+          }),
+        },
+      }),
+      expected: [
+        [
+          wired,
+          url,
+          [
+            "405 to a HEAD request, which changes nothing) (connections were refused for 0.6s after the doctor's pod started, then accepted)",
+          ],
+          ['3.0s'],
+        ],
+      ],
+    },
     ...WIRED.map((status): Case => ({
       name: `HTTP ${status} → ${wired}`,
       input: withResult(response(status)),

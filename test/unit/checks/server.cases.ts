@@ -32,6 +32,44 @@ export const serverCases: readonly Case[] = [
   },
   ...notServing,
   {
+    name: 'SERVING after the pod waited for its admission → SV003 says how long the port refused it',
+    input: input({
+      probes: { server: server({ settling: { grpc: { failure: 'refused', tries: 3, accepted: true, afterPodStartMs: 1_351 } } }) },
+    }),
+    expected: [
+      [
+        'SV003',
+        GRPC_TARGET,
+        ["SERVING over gRPC health (connections were refused for 1.4s after the doctor's pod started, then accepted)"],
+      ],
+    ],
+  },
+  {
+    name: 'never admitted → SV001 with the error and the wait',
+    input: input({
+      probes: {
+        server: server({
+          health: { kind: 'error', error: 'connect ECONNREFUSED 10.96.0.5:9090' },
+          settling: { grpc: { failure: 'unreachable', tries: 20, accepted: false, afterPodStartMs: 9_960 } },
+        }),
+      },
+    }),
+    expected: [
+      [
+        'SV001',
+        GRPC_TARGET,
+        ["ECONNREFUSED 10.96.0.5:9090 (the address was unreachable for 10.0s after the doctor's pod started, 20 tries, none accepted)"],
+      ],
+    ],
+  },
+  {
+    name: 'only the HTTP port made the pod wait → SV003 without a word of it',
+    input: input({
+      probes: { server: server({ settling: { http: { failure: 'refused', tries: 1, accepted: true, afterPodStartMs: 800 } } }) },
+    }),
+    expected: [['SV003', GRPC_TARGET, ['SERVING'], ['pod started']]],
+  },
+  {
     name: 'SERVING → SV003 with resource = the gRPC target exactly as dialled',
     input: input({
       probes: { server: server({ location: { kind: 'found', grpcTarget: IN_CLUSTER, httpBase: 'http://x:8081' } }) },

@@ -25,8 +25,21 @@ const redirected = (tokenWithheld: boolean) =>
     snapshot: { kind: 'response', status: 200, body: { kind: 'json' }, redirect: { count: 2, to: 'http://other:9/snap', tokenWithheld } },
   });
 
+/** The controller-facing port refused a fresh pod for 2.1 s. */
+const settled = { http: { failure: 'refused', tries: 5, accepted: true, afterPodStartMs: 2_050 } } as const;
+
 export const snapshotCases: readonly Case[] = [
   { name: 'config-only → nothing', input: input(), expected: [] },
+  {
+    name: 'a fresh pod waited for its admission → SN004 says how long the port refused it',
+    input: input({ probes: { server: server({ settling: settled }) } }),
+    expected: [['SN004', URL, ["JSON (connections were refused for 2.1s after the doctor's pod started, then accepted)"]]],
+  },
+  {
+    name: 'redirected after a wait → SN004 notes both, the redirect first',
+    input: input({ probes: { server: { ...redirected(false), settling: settled } } }),
+    expected: [['SN004', URL, ["answered by http://other:9/snap) (connections were refused for 2.1s after the doctor's pod started"]]],
+  },
   {
     name: 'redirected within the origin → SN004 that names the redirect',
     input: input({ probes: { server: redirected(false) } }),

@@ -1,0 +1,110 @@
+/**
+ * The settle window of a fresh pod. A NetworkPolicy enforcer that learns pods from the API server
+ * (kube-router, Calico, Cilium) admits a new pod's address only once it has seen the pod, a moment
+ * after the container started; until then the pod's connections to a fenced port are refused (an ICMP
+ * reject) or go unanswered (a drop). While the doctor's own pod is younger than the window, a probe
+ * first waits for its port to accept a TCP connection, retrying such failures with a short back-off;
+ * then it probes as it always does, with its whole budget. Past the window, or outside a pod, nothing
+ * waits. Measured and explained in docs/real-node.md.
+ *
+ * @module
+ */
+
+import { connectOnce, type ConnectOutcome } from './tcp-dial.ts';
+
+/**
+ * How long after the doctor's container started a refused or unanswered connection may still be the
+ * enforcer not having admitted the pod yet. Several times the longest admission measured on the real
+ * node (docs/real-node.md, "The settle window").
+ */
+export const SETTLE_WINDOW_MS = 10_000;
+
+/** How long one connection try may go unanswered before it is tried again (an enforcer that drops). */
+export const CONNECT_TRY_MS = 1_000;
+
+/** The pauses between tries: short at first, when admission is most likely, then at most the last. */
+export const RETRY_PAUSES_MS: readonly number[] = [100, 200, 400, 800];
+
+/** When the doctor's pod started and when its settle window ends, in epoch milliseconds. */
+export interface SettleWindow {
+  readonly podStartedMs: number;
+  readonly endsMs: number;
+}
+
+/** The window of a pod whose container started at `started`. */
+export function settleWindowFrom(started: Date): SettleWindow {
+  const podStartedMs = started.getTime();
+  return { podStartedMs, endsMs: podStartedMs + SETTLE_WINDOW_MS };
+}
+
+/** How a retried connection failed: an ICMP reject (port or host), or no answer at all. */
+export type SettleFailure = 'refused' | 'unreachable' | 'unanswered';
+
+/**
+ * A probe's wait for its port to accept a connection, when at least one try failed; the findings of
+ * that probe say so. Absent when the first try was accepted, or nothing was tried.
+ */
+export interface Settling {
+  /** How the last failed try failed. */
+  readonly failure: SettleFailure;
+  /** How many tries failed. */
+  readonly tries: number;
+  /** Whether a connection was accepted in the end (if not, the probe that follows says how it failed). */
+  readonly accepted: boolean;
+  /** Milliseconds after the pod started at which a connection was accepted, or the doctor stopped trying. */
+  readonly afterPodStartMs: number;
+}
+
+/** Waits until `host:port` accepts a connection, or says why not; `undefined` when no try failed. */
+export type AdmissionGate = (host: string, port: number) => Promise<Settling | undefined>;
+
+/** The failures an enforcer that has not admitted the pod yet causes; any other ends the wait. */
+function retried(outcome: Extract<ConnectOutcome, { ok: false }>): SettleFailure | undefined {
+  if (outcome.ended === 'timeout') return 'unanswered';
+  if (outcome.ended !== 'error') return undefined;
+  if (outcome.code === 'ECONNREFUSED') return 'refused';
+  if (outcome.code === 'EHOSTUNREACH' || outcome.code === 'ENETUNREACH') return 'unreachable';
+  return undefined;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) {
+      resolve();
+      return;
+    }
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * The gate of one attempt: tries a connection until one is accepted, a failure of another kind
+ * occurs, `signal` aborts or the window ends. Reads time from `clock` only.
+ */
+export function admissionGate(window: SettleWindow, clock: () => Date, signal: AbortSignal): AdmissionGate {
+  return async (host, port) => {
+    let tries = 0;
+    let failure: SettleFailure | undefined;
+    const settled = (accepted: boolean): Settling | undefined =>
+      failure === undefined ? undefined : { failure, tries, accepted, afterPodStartMs: clock().getTime() - window.podStartedMs };
+    for (;;) {
+      const left = window.endsMs - clock().getTime();
+      if (left <= 0 || signal.aborted) return settled(false);
+      const outcome = await connectOnce(host, port, { deadlineMs: Math.min(CONNECT_TRY_MS, left), signal });
+      if (outcome.ok) return settled(true);
+      const kind = retried(outcome);
+      if (kind === undefined) return settled(false);
+      failure = kind;
+      tries += 1;
+      const wait = RETRY_PAUSES_MS[Math.min(tries, RETRY_PAUSES_MS.length) - 1] ?? 0;
+      await pause(Math.min(wait, Math.max(0, window.endsMs - clock().getTime())), signal);
+    }
+  };
+}
