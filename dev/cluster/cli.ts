@@ -60,7 +60,7 @@ async function up(args: string[]): Promise<void> {
     );
     log('try: IMAGE_BASES=local npm run image (once), then');
     log(
-      `  helm install doctor chart -n inference-cache-system ${[...DOCTOR_IMAGE_VALUES, 'wait.helmTestSeconds=30'].map((v) => `--set ${v}`).join(' ')} && helm test doctor -n inference-cache-system --logs`,
+      `  helm install doctor chart -n inference-cache-system ${DOCTOR_IMAGE_VALUES.map((v) => `--set ${v}`).join(' ')} && helm test doctor -n inference-cache-system --logs`,
     );
     log(`logs: ${cluster.state.dir}/*.log and ${state.dir}`);
     console.log(`export KUBECONFIG=${state.kubeconfigPath}`);
