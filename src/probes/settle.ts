@@ -97,8 +97,11 @@ export function admissionGate(window: SettleWindow, clock: () => Date, signal: A
     for (;;) {
       const left = window.endsMs - clock().getTime();
       if (left <= 0 || signal.aborted) return settled(false);
-      const outcome = await connectOnce(host, port, { deadlineMs: Math.min(CONNECT_TRY_MS, left), signal });
+      const tryMs = Math.min(CONNECT_TRY_MS, left);
+      const outcome = await connectOnce(host, port, { deadlineMs: tryMs, signal });
       if (outcome.ok) return settled(true);
+      // A try the window's end cut short says nothing of the port: the wait just ended.
+      if (outcome.ended === 'timeout' && tryMs < CONNECT_TRY_MS) return settled(false);
       const kind = retried(outcome);
       if (kind === undefined) return settled(false);
       failure = kind;
