@@ -9,6 +9,7 @@
 #   components: etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node (default: all)
 #               node = kube-scheduler kube-proxy kubectl kubelet coredns kube-router pause (the real node of
 #               `npm run cluster:up -- --node`; each can be named alone too)
+#               argocd = Argo CD's application-controller and repo-server (`cluster:up -- --node --argocd`)
 # Env: INFERENCECACHE_DOCTOR_CACHE_DIR overrides the cache root; GOMODCACHE/GOCACHE are honoured.
 # The last line printed is the bin dir (same as hack/bin-dir.sh).
 set -euo pipefail
@@ -216,6 +217,37 @@ build_helm() {
   build_bin "$dir" helm "$work" "helm.sh/helm/v${major}/cmd/helm" "$ldflags"
 }
 
+# Argo CD's multi-call binary. Its go.mod replaces gitops-engine with ./gitops-engine (a folder the
+# module zip leaves out) and k8s.io staging modules, so `go install` cannot build it: the module is
+# copied to a writable folder, gitops-engine (a module of its own at the same version) put where the
+# replace points, and the binary built there with the toolchain its go.mod asks for.
+build_argocd() {
+  have "${ARGOCD_DIR}/argocd" && return 0
+  local work="${CP_WORK_ROOT}/argocd-${ARGOCD_VERSION}"
+  if [[ ! -f "$work/.ready" ]]; then
+    rm -rf "$work"
+    mkdir -p "$work/download"
+    log "preparing the source of Argo CD ${ARGOCD_VERSION} in ${work}"
+    local dirs
+    dirs=$(cd "$work/download" && GOFLAGS= GOTOOLCHAIN="$ARGOCD_GO_TOOLCHAIN" go mod download -json \
+      "github.com/argoproj/argo-cd/v3@${ARGOCD_VERSION}" "github.com/argoproj/argo-cd/gitops-engine/v3@${ARGOCD_VERSION}" |
+      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+    local argocd engine
+    argocd=$(sed -n 1p <<<"$dirs")
+    engine=$(sed -n 2p <<<"$dirs")
+    [[ -f "$argocd/go.mod" && -f "$engine/go.mod" ]] || { log "could not download Argo CD ${ARGOCD_VERSION}"; exit 1; }
+    cp -r "$argocd" "$work/src"
+    chmod -R u+w "$work/src"
+    rm -rf "$work/src/gitops-engine"
+    cp -r "$engine" "$work/src/gitops-engine"
+    chmod -R u+w "$work/src/gitops-engine"
+    rm -rf "$work/download"
+    touch "$work/.ready"
+  fi
+  GOTOOLCHAIN="$ARGOCD_GO_TOOLCHAIN" build_bin "$ARGOCD_DIR" argocd "$work/src" ./cmd \
+    "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v} -X github.com/argoproj/argo-cd/v3/common.gitTreeState=clean"
+}
+
 build_actionlint() {
   have "${ACTIONLINT_DIR}/actionlint" && return 0
   local work="${CP_WORK_ROOT}/actionlint-${ACTIONLINT_VERSION}"
@@ -233,14 +265,14 @@ link_set() {
       "kube-scheduler:${KUBE_SCHEDULER_DIR}/kube-scheduler" "kube-proxy:${KUBE_PROXY_DIR}/kube-proxy" \
       "kubectl:${KUBECTL_DIR}/kubectl" \
       "kubelet:${KUBELET_DIR}/kubelet" "coredns:${COREDNS_DIR}/coredns" \
-      "kube-router:${KUBE_ROUTER_DIR}/kube-router" "pause:${PAUSE_DIR}/pause"; do
+      "kube-router:${KUBE_ROUTER_DIR}/kube-router" "pause:${PAUSE_DIR}/pause" "argocd:${ARGOCD_DIR}/argocd"; do
     local link="${CP_SET_DIR}/${pair%%:*}" target="${pair#*:}"
     if [[ -x "$target" ]]; then ln -sfn "$target" "$link"; fi
   done
 }
 
 components=("$@")
-[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node)
+[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node argocd)
 log "versions: etcd ${ETCD_VERSION}, kubernetes ${KUBERNETES_VERSION} (kubelet ${KUBELET_VERSION}), helm ${HELM3_VERSION} / ${HELM4_VERSION}; go $(go env GOVERSION)"
 for c in "${components[@]}"; do
   case "$c" in
@@ -257,6 +289,7 @@ for c in "${components[@]}"; do
     coredns) build_coredns ;;
     kube-router) build_kube_router ;;
     pause) build_pause ;;
+    argocd) build_argocd ;;
     node) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR"; build_kube kube-proxy "$KUBE_PROXY_DIR"; build_kube kubectl "$KUBECTL_DIR"
       build_kube kubelet "$KUBELET_DIR" "$KUBELET_VERSION"; build_coredns; build_kube_router; build_pause ;;
     *) log "unknown component: $c"; exit 2 ;;

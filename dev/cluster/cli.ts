@@ -3,6 +3,8 @@
 //   node dev/cluster/cli.ts up [--with-controller-manager]   control plane only; last line: export KUBECONFIG=...
 //   node dev/cluster/cli.ts up --node                        control plane + a real node + the sample install
 //                                                            as pods (root)
+//   node dev/cluster/cli.ts up --node --argocd               … and Argo CD's repo-server and application-controller,
+//                                                            Redis, and the chart as a Helm repository
 //   node dev/cluster/cli.ts down                             stops everything and names what was left behind
 //   node dev/cluster/cli.ts status
 // State: ${XDG_RUNTIME_DIR:-os.tmpdir()}/inferencecache-doctor-cluster.json (override: CONTROLPLANE_STATE_FILE).
@@ -48,7 +50,8 @@ async function up(args: string[]): Promise<void> {
       fs.writeFileSync(stateFile, JSON.stringify(state, null, 2), { mode: 0o600 });
       return state;
     };
-    const cluster = await startNodeCluster({ detached: true, log, onState: record }).catch((err: unknown) => {
+    const argocd = args.includes('--argocd');
+    const cluster = await startNodeCluster({ detached: true, log, onState: record, argocd }).catch((err: unknown) => {
       if (process.env['KEEP_CP'] !== '1') fs.rmSync(stateFile, { force: true });
       throw err;
     });
@@ -62,7 +65,9 @@ async function up(args: string[]): Promise<void> {
     log(
       `  helm install doctor chart -n inference-cache-system ${DOCTOR_IMAGE_VALUES.map((v) => `--set ${v}`).join(' ')} && helm test doctor -n inference-cache-system --logs`,
     );
-    log(`logs: ${cluster.state.dir}/*.log and ${state.dir}`);
+    if (cluster.argocd !== undefined)
+      log(`Argo CD: namespace argocd; the chart ${cluster.argocd.chartVersion} in the Helm repository ${cluster.argocd.helmRepoUrl}`);
+    log(`logs: ${cluster.state.dir}/*.log, ${cluster.state.dir}/argocd/*.log and ${state.dir}`);
     console.log(`export KUBECONFIG=${state.kubeconfigPath}`);
     return;
   }
@@ -111,7 +116,7 @@ try {
   else if (cmd === 'down') await down();
   else if (cmd === 'status') status();
   else {
-    console.error('usage: cli.ts up [--with-controller-manager | --node] | down | status');
+    console.error('usage: cli.ts up [--with-controller-manager | --node [--argocd]] | down | status');
     process.exitCode = 2;
   }
 } catch (err) {

@@ -210,11 +210,11 @@ export function writeKubeconfig(file: string, server: string, caFile: string, us
   fs.writeFileSync(file, toYaml(doc), { mode: 0o600 });
 }
 
-export function spawnLogged(bin: string, args: string[], logFile: string, detached: boolean): number {
+export function spawnLogged(bin: string, args: string[], logFile: string, detached: boolean, env?: NodeJS.ProcessEnv): number {
   const fd = fs.openSync(logFile, 'a');
   try {
     // Always its own process group, so stop() can kill the whole group.
-    const child = spawn(bin, args, { detached: true, stdio: ['ignore', fd, fd] });
+    const child = spawn(bin, args, { detached: true, stdio: ['ignore', fd, fd], ...(env === undefined ? {} : { env }) });
     if (child.pid === undefined) throw new Error(`failed to start ${bin}`);
     child.on('error', () => undefined);
     if (detached) child.unref();

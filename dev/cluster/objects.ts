@@ -33,6 +33,19 @@ export function condition(type: string, status: string, reason = 'Test', message
   return { type, status, reason, message, lastTransitionTime: ago(0) };
 }
 
+/**
+ * The status a controller writes once it has reconciled a host-only CacheBackend: Ready, one engine pod,
+ * a KV event seconds ago. What the tests of a wait (`--wait`, the after-deploy hooks) write mid-run.
+ */
+export function reconciledBackendStatus(): Record<string, unknown> {
+  return {
+    conditions: [condition('Ready', 'True')],
+    matchedEnginePods: 1,
+    firstKVEventObservedAt: ago(3_600_000),
+    indexParticipation: { prefixCount: 4, lastEventAt: ago(5_000) },
+  };
+}
+
 /** Creates a CacheBackend and, when given, writes its status through the status subresource. */
 export async function createBackend(
   kc: KubeConfig,

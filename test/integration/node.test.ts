@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, NetworkingV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
-import { ago, condition, createBackend } from '../../dev/cluster/objects.ts';
+import { ago, condition, createBackend, reconciledBackendStatus } from '../../dev/cluster/objects.ts';
 import { type JsonReport } from '../support/json-report.ts';
 import { CACHE_BACKENDS, INSTALL_NAMESPACE, applyObjects, createNamespace, writeStatus } from '../../dev/cluster/manifests.ts';
 import { CHART_DIR, HELM_MUST_RUN, helmBinaries, reportIn, runHelmAsync, type HelmBinary } from '../support/helm.ts';
@@ -348,16 +348,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
           await sleep(250);
         }
         await sleep(8_000 + Math.random() * 2_000);
-        await writeStatus(
-          cluster.kc,
-          { ...CACHE_BACKENDS, namespace: ns, name: 'late' },
-          {
-            conditions: [condition('Ready', 'True')],
-            matchedEnginePods: 1,
-            firstKVEventObservedAt: ago(3_600_000),
-            indexParticipation: { prefixCount: 4, lastEventAt: ago(5_000) },
-          },
-        );
+        await writeStatus(cluster.kc, { ...CACHE_BACKENDS, namespace: ns, name: 'late' }, reconciledBackendStatus());
         const installed = await installing;
         expect(installed.code, installed.output).toBe(0);
         const log = await core().readNamespacedPodLog({ namespace: INSTALL_NAMESPACE, name: deployPod });

@@ -48,6 +48,7 @@ import {
 } from './host-network.ts';
 import { buildNodeImages } from '../images.ts';
 import { startKubelet } from './kubelet.ts';
+import { ARGOCD_PROCESSES, startArgoCd, type ArgoCd } from './argocd.ts';
 
 /** The node's programs, where hack/build-tools.sh puts them. */
 export interface NodeBinaries {
@@ -109,6 +110,8 @@ export interface NodeClusterState {
 export interface NodeCluster {
   readonly state: NodeClusterState;
   readonly kc: KubeConfig;
+  /** Argo CD, when it was asked for. */
+  readonly argocd?: ArgoCd;
   stop(): Promise<void>;
 }
 
@@ -121,6 +124,8 @@ export interface NodeClusterOptions {
    * started. With KEEP_CP=1 a failed start leaves everything running for a look at its logs.
    */
   readonly onState?: (state: NodeClusterState) => void;
+  /** Also start Argo CD's repo-server and application-controller, with Redis and the chart's Helm repository (argocd.ts). */
+  readonly argocd?: boolean;
 }
 
 /**
@@ -284,11 +289,14 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
     await until('CoreDNS Ready', 120_000, async () =>
       coreDnsReady((await core.listNamespacedPod({ namespace: 'kube-system', labelSelector: COREDNS_SELECTOR })).items),
     );
+    const argocd =
+      opts.argocd === true ? await startArgoCd({ kc, kubeconfigPath: cp.kubeconfigPath, dir, detached, log, started }) : undefined;
     const running = state();
     let stopped = false;
     return {
       state: running,
       kc,
+      ...(argocd === undefined ? {} : { argocd }),
       async stop() {
         if (stopped) return;
         stopped = true;
@@ -326,7 +334,7 @@ async function stopProcess(pid: number | undefined, dir: string): Promise<void> 
 }
 
 /**
- * Takes the cluster down in the order that leaves nothing: the scheduler first (no new pods land), then
+ * Takes the cluster down in the order that leaves nothing: Argo CD's processes, the scheduler (no new pods land), then
  * every pod on the node is deleted while the kubelet still runs (it stops the sandboxes, so the CNI
  * plugin releases addresses, veths and network namespaces); then kube-router and kube-proxy, each run
  * once more in its cleanup mode; the kubelet; containerd's remaining containers and containerd; mounts
@@ -334,6 +342,8 @@ async function stopProcess(pid: number | undefined, dir: string): Promise<void> 
  */
 export async function stopNodeCluster(state: NodeClusterState, log: (line: string) => void = () => undefined): Promise<string[]> {
   const problems: string[] = [];
+  // Argo CD first, so that nothing re-creates what is taken down.
+  for (const name of ARGOCD_PROCESSES) await stopProcess(state.pids[name], state.dir);
   await stopProcess(state.pids['kube-scheduler'], state.dir);
   if (isNodeProcess(state.pids['kubelet'], state.dir) && isAlive(state.controlPlane.pids.apiserver)) {
     try {
