@@ -14,6 +14,7 @@ import { loadKubeConfig } from '../cluster/kubeconfig.ts';
 import { readDoctorPod } from '../cluster/pod-identity.ts';
 import { EXIT_CODES } from '../report/exit-codes.ts';
 import { exitCodeOf, makeReport, type Attempt, type Finding } from '../report/finding.ts';
+import { pause } from '../probes/deadline.ts';
 import { settleWindowFrom } from '../probes/settle.ts';
 import { annotationRules } from '../suppress/annotations.ts';
 import { SuppressionStage, type SuppressionOutcome } from '../suppress/apply.ts';
@@ -23,7 +24,7 @@ import { attempt, type AttemptContext, type AttemptStart } from './attempt.ts';
 import type { RunEnvironment, RunResult } from './environment.ts';
 import { writtenRules } from './suppression-rules.ts';
 import { inSlices } from './time-slices.ts';
-import { countedByCode, pause, pauseBefore, progressLine } from './wait.ts';
+import { countedByCode, pauseBefore, progressLine } from './wait.ts';
 
 /**
  * Applies the suppression rules in time slices (many rules against many findings can take seconds); an

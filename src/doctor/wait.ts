@@ -23,23 +23,6 @@ export function pauseBefore(next: number, lastAttemptMs: number): number {
   return Math.min(WAIT_MAX_PAUSE_MS, Math.max(WAIT_MIN_PAUSE_MS, lastAttemptMs) * 2 ** Math.max(0, next - 2));
 }
 
-/** Resolves after `ms`, or at once when `signal` aborts. */
-export function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted === true) {
-      resolve();
-      return;
-    }
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
-
 /** How many findings of each code count for the exit code (at or above `failOn`), codes in emission order. */
 export function countedByCode(findings: readonly Finding[], failOn: DoctorOptions['failOn']): Map<string, number> {
   const counts = new Map<string, number>();

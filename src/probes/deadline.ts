@@ -2,7 +2,7 @@
  * Per-probe time budgets. Every probe gets its own budget inside the run-wide deadline (docs/deviations.md#dev-2),
  * so one black-holed endpoint cannot eat the time of everything after it. A budget ends either when
  * its own time is up or when the overall signal aborts, whichever comes first, and can say why in
- * one line.
+ * one line. Also the interruptible pause that the settle window's retries and `--wait` share.
  *
  * @module
  */
@@ -98,4 +98,21 @@ export function startBudget(ms: number, overall?: AbortSignal): ProbeBudget {
     endedBy: () => endedBy,
     dispose,
   };
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) {
+      resolve();
+      return;
+    }
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

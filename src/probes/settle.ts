@@ -10,6 +10,7 @@
  * @module
  */
 
+import { pause } from './deadline.ts';
 import { connectOnce, type ConnectOutcome } from './tcp-dial.ts';
 
 /**
@@ -65,23 +66,6 @@ function retried(outcome: Extract<ConnectOutcome, { ok: false }>): SettleFailure
   if (outcome.code === 'ECONNREFUSED') return 'refused';
   if (outcome.code === 'EHOSTUNREACH' || outcome.code === 'ENETUNREACH') return 'unreachable';
   return undefined;
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve();
-      return;
-    }
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 /**
