@@ -4,6 +4,7 @@ import { UsageError } from './cli/options.ts';
 import { EXIT_CODES, type ExitCode } from './report/exit-codes.ts';
 import { parseCommandLine } from './cli/parse.ts';
 import { KubeConfigError } from './cluster/kubeconfig-error.ts';
+import { InputError } from './files/input-error.ts';
 import type { RunIO } from './doctor-command.ts';
 import { forTerminal } from './report/terminal-text.ts';
 import { describeError, fileErrorReason } from './text/errors.ts';
@@ -78,6 +79,10 @@ export async function runApp(io: ProcessIO): Promise<ExitCode> {
         await io.out(`${JSON.stringify(schema, null, 2)}\n`);
         return EXIT_CODES.healthy;
       }
+      case 'dump': {
+        const { runDumpCommand } = await import('./dump-command.ts');
+        return await runDumpCommand(io, command.options);
+      }
       case 'doctor':
         break;
     }
@@ -92,7 +97,7 @@ export async function runApp(io: ProcessIO): Promise<ExitCode> {
     await terminate(terminationSummary(report));
     return report.summary.exitCode;
   } catch (err) {
-    const known = err instanceof UsageError || err instanceof KubeConfigError;
+    const known = err instanceof UsageError || err instanceof KubeConfigError || err instanceof InputError;
     const text = describeError(err);
     const line = `error: ${forTerminal(known ? text : `unexpected failure: ${text}`).toString()}\n`;
     await io.err(line);

@@ -39,6 +39,8 @@ export interface RunIO {
   readonly files: PodFiles;
   /** Aborted, with an `Interrupted` reason, on SIGTERM or SIGINT. */
   readonly interrupt: AbortSignal;
+  /** Standard input, read only for `doctor -f -`. */
+  readonly stdin?: AsyncIterable<Uint8Array>;
 }
 
 /** About how much of the report goes to stdout per write. */
@@ -92,6 +94,7 @@ export async function runDoctorCommand(io: RunIO, options: DoctorOptions): Promi
     pod: { namespace: io.env['POD_NAMESPACE'], name: io.env['POD_NAME'] },
     files: io.files,
     interrupt: io.interrupt,
+    ...(io.stdin === undefined ? {} : { stdin: io.stdin }),
     ...(options.quiet ? {} : { progress: (line: string) => io.err(`${forTerminal(line).toString()}\n`) }),
   });
   const { report, warnings } = await withinGrace(run, io.interrupt);

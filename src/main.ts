@@ -75,6 +75,7 @@ async function start(): Promise<ExitCode> {
     started: new Date(performance.timeOrigin),
     files: IN_POD,
     interrupt: interrupt.signal,
+    stdin: process.stdin,
   };
   return runApp(io);
 }

@@ -10,6 +10,7 @@ import { imagePullability } from './image-pull.ts';
 import { namespaceScope } from './namespace-scope.ts';
 import { networkPolicyReachability } from './network-policy.ts';
 import { nodeFit } from './node-fit.ts';
+import { OFFLINE_INPUT } from './offline-input.ts';
 import { orphanPodCheck } from './orphan-pods.ts';
 import { policyReachability } from './policy-reachability.ts';
 import { probeReachability } from './probe-reachability.ts';
@@ -42,9 +43,10 @@ export const CHECKS = [
 
 /**
  * Every declaration a run derives from: the checks, then the suppression stage that runs on their
- * findings. The code table, the gather plan and the chart's RBAC come from these.
+ * findings, then the stage that judges the files of `doctor -f`. The code table, the gather plan and
+ * the chart's RBAC come from these.
  */
-export const DECLARATIONS: readonly Declaration[] = [...CHECKS, SUPPRESSIONS];
+export const DECLARATIONS: readonly Declaration[] = [...CHECKS, SUPPRESSIONS, OFFLINE_INPUT];
 
 type Registered = (typeof CHECKS)[number];
 
@@ -69,6 +71,11 @@ export function judge(input: CheckInput, checks: readonly Check[] = CHECKS): Fin
   return [...judgeByCheck(input, checks)].flat();
 }
 
+/** The declarations a run judges with: under `--config-only`, those that require no probe. */
+export function activeDeclarations<D extends Declaration>(options: { readonly configOnly: boolean }, checks: readonly D[]): D[] {
+  return checks.filter((check) => !options.configOnly || Object.values(check.probes).every((mode) => mode !== 'required'));
+}
+
 /** What one run must gather and probe, derived from what its checks declare. */
 export interface RunPlan {
   readonly reads: ReadonlySet<ReadName>;
@@ -80,8 +87,7 @@ export interface RunPlan {
  * and their reads are not gathered; every other check's reads are.
  */
 export function planRun(options: { readonly configOnly: boolean }, checks: readonly Declaration[] = DECLARATIONS): RunPlan {
-  const probing = (check: Declaration) => !options.configOnly || Object.values(check.probes).every((mode) => mode !== 'required');
-  const active = checks.filter(probing);
+  const active = activeDeclarations(options, checks);
   return {
     reads: new Set(active.flatMap((check) => Object.keys(check.reads) as ReadName[])),
     probes: new Set(options.configOnly ? [] : active.flatMap((check) => Object.keys(check.probes) as ProbeName[])),

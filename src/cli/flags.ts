@@ -165,6 +165,24 @@ export const DOCTOR_FLAGS = [
     readme: 'skip the server probes and the CacheBackend TCP dials',
   },
   {
+    long: 'filename',
+    short: 'f',
+    kind: 'repeatable',
+    value: 'path',
+    help: 'judge the objects of a YAML or JSON file, a folder of them, or - for stdin; no cluster is contacted',
+    readme:
+      'judge the objects of a file (YAML or JSON, multi-document, `List`s, `helm template` or `inferencecache dump` output), of a folder\'s `.yaml`, `.yml` and `.json` files in name order, or of standard input (`-`); repeatable; no API server is contacted and no probe runs (see "Offline")',
+  },
+  {
+    long: 'now',
+    kind: 'string',
+    value: 'time',
+    default: "the dump's recorded time, else the clock",
+    help: 'with -f: judge ages as of this RFC 3339 time, e.g. 2026-12-05T10:00:00Z',
+    readme:
+      'with `-f`: the instant every age is judged at (an RFC 3339 time); without it, the time an `inferencecache dump` recorded, else the clock',
+  },
+  {
     long: 'fail-on',
     kind: 'string',
     initial: DEFAULT_FAIL_ON.toLowerCase(),

@@ -27,6 +27,13 @@ export interface DoctorOptions {
   readonly output: OutputFormat;
   readonly noColor: boolean;
   readonly configOnly: boolean;
+  /**
+   * `-f`: the files, folders and `-` (stdin) to judge instead of a cluster, in command-line order;
+   * empty for a live run.
+   */
+  readonly files: readonly string[];
+  /** `--now`: with `-f`, the instant ages are judged at, instead of the dump's recorded time or the clock. */
+  readonly now?: Date;
   /** `--fail-on`: the lowest status that counts for the exit code (WARN unless told). */
   readonly failOn: Status;
   /** `--output-threshold`: the lowest status human and table output show (OK unless told: all). */
@@ -69,7 +76,19 @@ export type Command =
   | { readonly kind: 'version' }
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'codes'; readonly output: OutputFormat }
-  | { readonly kind: 'schema' };
+  | { readonly kind: 'schema' }
+  | { readonly kind: 'dump'; readonly options: DumpOptions };
+
+/** The validated flags of `inferencecache dump`. */
+export interface DumpOptions {
+  readonly kubeconfig: string;
+  readonly context: string;
+  /** Scope of every namespaced read, as the doctor's `--namespace`; empty means all namespaces. */
+  readonly namespace: string;
+  readonly output: 'yaml' | 'json';
+  /** The deadline of all the reads, in milliseconds. */
+  readonly timeoutMs: number;
+}
 
 /** A command line the doctor cannot run with: exit 3 with this one-line message on stderr. */
 export class UsageError extends Error {

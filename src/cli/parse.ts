@@ -14,6 +14,8 @@ const ROOT_HELP = `inferencecache: diagnose an inference-cache installation on K
 
 Usage:
   inferencecache doctor [flags]     run the checks and print a report
+  inferencecache doctor -f PATH     run the checks on the objects of files, without a cluster
+  inferencecache dump [flags]       write the objects the checks read, for doctor -f
   inferencecache codes [-o format]  list every finding code
   inferencecache schema             print the JSON Schema of the JSON report
   inferencecache --version          print the version
@@ -96,15 +98,62 @@ function parseDocsBase(text: string): string {
   return text;
 }
 
+/** The flags that only a run against a cluster uses: refused beside `-f`, which contacts none. */
+const LIVE_ONLY_FLAGS: readonly string[] = [
+  'kubeconfig',
+  'context',
+  'server-endpoint',
+  'server-tls',
+  'server-ca-file',
+  'server-name',
+  'server-insecure-skip-verify',
+  'server-cert-file',
+  'server-key-file',
+  'snapshot-token-file',
+  'wait',
+  'pod-labels-file',
+];
+
+/** An RFC 3339 time with a zone, e.g. `2026-12-05T10:00:00Z` or `2026-12-05T11:00:00.5+01:00`. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
+/** `--now`: an RFC 3339 time. */
+function parseNow(text: string): Date {
+  const at = new Date(text);
+  if (!RFC3339.test(text) || Number.isNaN(at.getTime())) {
+    throw new UsageError(`invalid --now ${JSON.stringify(text)}: want an RFC 3339 time such as 2026-12-05T10:00:00Z`);
+  }
+  return at;
+}
+
+/** The `-f` paths, and the refusal of what cannot go with them (or `--now` without them). */
+function offlineFlags(
+  files: readonly string[],
+  given: ReadonlySet<string>,
+  now: string | undefined,
+): { files: readonly string[]; now?: Date } {
+  if (files.length === 0) {
+    if (now !== undefined) throw new UsageError('--now is only for -f: a run against a cluster judges at the time it runs');
+    return { files };
+  }
+  const live = LIVE_ONLY_FLAGS.find((flag) => given.has(flag));
+  if (live !== undefined) throw new UsageError(`--${live} cannot be used with -f: a run from files contacts no cluster and probes nothing`);
+  if (files.includes('')) throw new UsageError('invalid -f "": name a file, a folder or - for standard input');
+  return now === undefined ? { files } : { files, now: parseNow(now) };
+}
+
 function parseDoctor(args: readonly string[]): Command {
-  const { values, positionals } = usageGuard(() =>
+  const { values, positionals, tokens } = usageGuard(() =>
     parseArgs({
       args: [...args],
       strict: true,
       allowPositionals: true,
+      tokens: true,
       options: doctorParseOptions(),
     }),
   );
+  const given = new Set(tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])));
+  const offline = offlineFlags(values.filename, given, values.now);
   if (values.help) return { kind: 'help', text: doctorHelp() };
   if (positionals.length > 0) throw new UsageError(`doctor takes no arguments, got ${JSON.stringify(positionals[0])}`);
   const output = parseOutput(values.output);
@@ -136,6 +185,8 @@ function parseDoctor(args: readonly string[]): Command {
     output,
     noColor: values['no-color'],
     configOnly: values['config-only'],
+    files: offline.files,
+    ...(offline.now === undefined ? {} : { now: offline.now }),
     failOn,
     outputThreshold,
     showOk: values['show-ok'],
@@ -166,6 +217,61 @@ function parseCodes(args: readonly string[]): Command {
   return { kind: 'codes', output };
 }
 
+function parseDump(args: readonly string[]): Command {
+  const { values, positionals } = usageGuard(() =>
+    parseArgs({
+      args: [...args],
+      strict: true,
+      allowPositionals: true,
+      options: {
+        kubeconfig: { type: 'string', default: '' },
+        context: { type: 'string', default: '' },
+        namespace: { type: 'string', short: 'n', default: '' },
+        output: { type: 'string', short: 'o', default: 'yaml' },
+        timeout: { type: 'string', default: '30s' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }),
+  );
+  if (values.help) return { kind: 'help', text: DUMP_HELP };
+  if (positionals.length > 0) throw new UsageError(`dump takes no arguments, got ${JSON.stringify(positionals[0])}`);
+  const output = values.output;
+  if (output !== 'yaml' && output !== 'json')
+    throw new UsageError(`invalid output format ${JSON.stringify(output)} (want one of: yaml, json)`);
+  return {
+    kind: 'dump',
+    options: Object.freeze({
+      kubeconfig: values.kubeconfig,
+      context: values.context,
+      namespace: parseNamespace(values.namespace),
+      output,
+      timeoutMs: parseDeadline('--timeout', values.timeout),
+    }),
+  };
+}
+
+const DUMP_HELP = `inferencecache dump: write the objects the doctor's checks read, for 'inferencecache doctor -f'
+
+Usage:
+  inferencecache dump [flags] > dump.yaml
+
+Writes one stream led by a comment with the doctor's version, the context and the time: every object
+the checks read (not every object of the cluster), without managedFields. Pull secrets are written with
+their type and their registries only, never a credential. 'doctor -f dump.yaml' judges it at the time it
+was taken.
+
+Flags:
+  --kubeconfig string    kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then in-cluster)
+  --context string       kubeconfig context to use (default: current context)
+  -n, --namespace string dump only this namespace (default: all namespaces)
+  -o, --output string    yaml or json (default: yaml)
+  --timeout duration     deadline of all the reads (default: 30s)
+  -h, --help             this help
+
+Exit codes: 0 written; 1 written, but some read failed (stderr and the stream's comments name it);
+3 nothing written; 4 interrupted.
+`;
+
 /**
  * Turns argv (without node and the script) into a command, or throws {@link UsageError}. Pure: it
  * looks at nothing but its argument.
@@ -177,6 +283,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return parseDoctor(rest);
     case 'codes':
       return parseCodes(rest);
+    case 'dump':
+      return parseDump(rest);
     case 'schema':
       if (rest.length > 0) throw new UsageError('schema takes no arguments');
       return { kind: 'schema' };

@@ -33,6 +33,13 @@ type Sent = { readonly ok: true; readonly body: Dispatcher.ResponseData['body'] 
 /** A list's items, or its failure with the HTTP status when the API server answered. */
 export type ListResult<T> = Read<T> | FailedRead;
 
+/**
+ * Where the gathering reads objects from: the API server ({@link KubeApi}), or the objects of an
+ * operator's files (`file-api.ts`), answering the same paths the same way, so that a run from files
+ * goes through the very projections and views a live run does.
+ */
+export type ObjectSource = Pick<KubeApi, 'get' | 'list'>;
+
 /** Counts what the doctor asked of the API server, for benchmarks and the read-only audit. */
 export interface ApiStats {
   requests: number;

@@ -1,4 +1,4 @@
-import type { KubeApi, ListResult } from './api.ts';
+import type { ListResult, ObjectSource } from './api.ts';
 import { EVENT_VIEWS, eventViews, eventWanted, type EventViewName, type EventViews } from './event-views.ts';
 import {
   POD_VIEWS,
@@ -82,7 +82,7 @@ function notServed<T>(collection: CollectionName, result: ListResult<T>): Read<T
 
 /** Reads one list, each object through `project` (undefined drops it). */
 async function listOf<K extends CollectionName>(
-  api: KubeApi,
+  api: ObjectSource,
   collection: K,
   namespace: string,
   signal: AbortSignal,
@@ -93,7 +93,7 @@ async function listOf<K extends CollectionName>(
   return notServed(collection, await api.list(collectionPath(spec.access, namespace), project, signal, {}, options));
 }
 
-async function lookupNamespace(api: KubeApi, namespace: string, signal: AbortSignal): Promise<NamespaceLookup> {
+async function lookupNamespace(api: ObjectSource, namespace: string, signal: AbortSignal): Promise<NamespaceLookup> {
   if (!isNamespaceName(namespace))
     return { kind: 'unknown', error: `${JSON.stringify(namespace)} is not a namespace name, so it was not looked up` };
   const res = await api.get(objectPath(READS.scopeNamespace.access, '', namespace), signal);
@@ -128,7 +128,7 @@ function viewsIn<N extends ReadName>(reads: ReadonlySet<ReadName>, names: readon
  * ServiceAccounts have arrived. A failed read is recorded in the state, never thrown; the check that
  * needs it reports it.
  */
-export async function gatherClusterState(api: KubeApi, plan: GatherPlan, signal: AbortSignal): Promise<ClusterState> {
+export async function gatherClusterState(api: ObjectSource, plan: GatherPlan, signal: AbortSignal): Promise<ClusterState> {
   const reads = withSources(plan.reads);
   const own: OwnPod | undefined = plan.self?.name === undefined ? undefined : { namespace: plan.self.namespace, name: plan.self.name };
   const lists = new Map<CollectionName, Promise<Read<unknown>>>();
@@ -208,7 +208,7 @@ function backendsSeen(read: Read<CacheBackend> | undefined): Exclude<BackendsSee
  * and the views are sorted out at the end.
  */
 async function gatherPods(
-  api: KubeApi,
+  api: ObjectSource,
   namespace: string,
   views: ReadonlySet<PodViewName>,
   own: OwnPod | undefined,
@@ -230,7 +230,7 @@ async function gatherPods(
  * failed pod list names nothing; a failed ServiceAccount list narrows the names to what the pods show.
  */
 async function pullSecretsOf(
-  api: KubeApi,
+  api: ObjectSource,
   reads: Promise<[Read<InstallPod> | undefined, Read<ServiceAccount>]>,
   signal: AbortSignal,
 ): Promise<Map<string, PullSecretLookup>> {

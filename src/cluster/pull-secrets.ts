@@ -1,4 +1,4 @@
-import type { KubeApi } from './api.ts';
+import type { ObjectSource } from './api.ts';
 import { projectPullSecret } from './project-pull-secret.ts';
 import { secretKey, type PullSecretRef } from './pull-secret-refs.ts';
 import { READS, isNamespaceName, isObjectName, objectPath } from './reads.ts';
@@ -7,7 +7,7 @@ import type { PullSecretLookup } from './state.ts';
 /** How many pull secrets are read at once. */
 export const SECRET_READ_CONCURRENCY = 8;
 
-async function readOne(api: KubeApi, ref: PullSecretRef, signal: AbortSignal): Promise<PullSecretLookup> {
+async function readOne(api: ObjectSource, ref: PullSecretRef, signal: AbortSignal): Promise<PullSecretLookup> {
   // A name no Secret can have names no Secret: it is not read (in a URL it could name another one).
   if (!isNamespaceName(ref.namespace) || !isObjectName(ref.name)) return { kind: 'not-found' };
   const res = await api.get(objectPath(READS.pullSecrets.access, ref.namespace, ref.name), signal);
@@ -24,7 +24,7 @@ async function readOne(api: KubeApi, ref: PullSecretRef, signal: AbortSignal): P
  * them lists.
  */
 export async function readPullSecrets(
-  api: KubeApi,
+  api: ObjectSource,
   refs: readonly PullSecretRef[],
   signal: AbortSignal,
 ): Promise<Map<string, PullSecretLookup>> {

@@ -41,6 +41,8 @@ export interface RunEnvironment {
   readonly files: PodFiles;
   /** Aborted (with an `Interrupted` reason) when the process is told to stop; the run then ends early. */
   readonly interrupt?: AbortSignal;
+  /** Standard input, for `-f -`; absent when the process has none to give. */
+  readonly stdin?: AsyncIterable<Uint8Array>;
   /** Takes the progress line of each `--wait` attempt (for stderr). */
   readonly progress?: (line: string) => Promise<void>;
 }

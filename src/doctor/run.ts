@@ -30,7 +30,7 @@ import { countedByCode, pauseBefore, progressLine } from './wait.ts';
  * Applies the suppression rules in time slices (many rules against many findings can take seconds); an
  * interrupt leaves the findings not yet tried as they are, for the incomplete report.
  */
-async function suppress(
+export async function suppress(
   findings: readonly Finding[],
   rules: readonly SuppressionRule[],
   clock: () => Date,
@@ -43,7 +43,7 @@ async function suppress(
 }
 
 /** Ends every read and probe when `--timeout` passes or the process is interrupted, whichever is first. */
-function overallSignal(timeoutMs: number, interrupt: AbortSignal | undefined): AbortSignal {
+export function overallSignal(timeoutMs: number, interrupt: AbortSignal | undefined): AbortSignal {
   const timeout = AbortSignal.timeout(timeoutMs);
   return interrupt === undefined ? timeout : AbortSignal.any([timeout, interrupt]);
 }
@@ -55,6 +55,10 @@ function overallSignal(timeoutMs: number, interrupt: AbortSignal | undefined): A
  * @throws KubeConfigError when there is no cluster to talk to; UsageError for unusable suppression rules.
  */
 export async function runDoctor(options: DoctorOptions, environment: RunEnvironment): Promise<RunResult> {
+  if (options.files.length > 0) {
+    const { runFromFiles } = await import('./offline.ts');
+    return runFromFiles(options, environment);
+  }
   const { clock, files, interrupt } = environment;
   const elapsedSince = (start: Date) => clock().getTime() - start.getTime();
   const startAttempt = (): AttemptStart => ({ now: clock(), signal: overallSignal(options.timeoutMs, interrupt) });

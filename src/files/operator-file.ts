@@ -35,6 +35,11 @@ export const OPERATOR_FILES = {
   'client-certificate': { what: 'client certificate', maxBytes: 256 * 1024, namedBy: '`--server-cert-file`' },
   'client-key': { what: 'client key', maxBytes: 256 * 1024, namedBy: '`--server-key-file`' },
   'pod-labels': { what: 'labels file', maxBytes: 256 * 1024, namedBy: '`--pod-labels-file`' },
+  manifest: {
+    what: 'manifest',
+    maxBytes: 16 * 1024 * 1024,
+    namedBy: '`doctor -f` (a file, each file of a folder, standard input; also the most all of them together may hold)',
+  },
 } as const satisfies Readonly<Record<string, { readonly what: string; readonly maxBytes: number; readonly namedBy: string }>>;
 
 /** A kind of operator file. */

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { closedPort } from '../../dev/process.ts';
 import { requireBundle } from '../../dev/bundle.ts';
@@ -30,6 +30,7 @@ import { doctorRuns } from '../support/doctor-runs.ts';
 import type { Identity } from '../../dev/cluster/identity.ts';
 import { expectEndedOnBudget } from '../support/timing.ts';
 import { parseReport } from '../support/report-schema.ts';
+import { expectRoundTrip } from '../support/round-trip.ts';
 
 const kubeconfig = inject('kubeconfig');
 const skipReason = kubeconfig === '' ? ` (skipped: ${inject('controlPlaneSkipReason')})` : '';
@@ -437,6 +438,33 @@ describe.skipIf(kubeconfig === '')(`doctor against the test control plane${skipR
       const mutating = writesBy(inject('auditLogPath'), doctorUsers);
       expect(mutating).toEqual([]);
     });
+  });
+});
+
+describe.skipIf(kubeconfig === '')(`offline: dump, then doctor -f, gives the live findings${skipReason}`, () => {
+  // Runs after the suite above (files and their tests run in order), on every scenario it built.
+  const kc = new KubeConfig();
+  const runs = doctorRuns(kc);
+  let scenarios: string[] = [];
+
+  beforeAll(async () => {
+    kc.loadFromFile(kubeconfig);
+    const namespaces = await kc.makeApiClient(CoreV1Api).listNamespace();
+    scenarios = namespaces.items.map((n) => n.metadata?.name ?? '').filter((name) => name !== '' && !name.startsWith('kube-'));
+  });
+
+  it('every namespace at once, as the cluster admin and as the doctor', async () => {
+    const all = await expectRoundTrip(kubeconfig, []);
+    expect(all.findings.map((f) => f.code)).toEqual(expect.arrayContaining(['CB003', 'CB004', 'EP001', 'OP001', 'CT001', 'CP001']));
+    const home = uniqueName('offline');
+    await createNamespace(kc, home);
+    const doctor = await runs.identity(home, 'doctor');
+    await expectRoundTrip(doctor.kubeconfig, []);
+  });
+
+  it('each scenario namespace with -n, and a namespace that does not exist', { timeout: 300_000 }, async () => {
+    expect(scenarios.length).toBeGreaterThan(5);
+    for (const ns of [...scenarios, 'no-such-namespace']) await expectRoundTrip(kubeconfig, ['-n', ns]);
   });
 });
 

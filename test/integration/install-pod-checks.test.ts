@@ -26,6 +26,7 @@ import {
 } from '../../dev/cluster/objects.ts';
 import { pairs, type JsonReport } from '../support/json-report.ts';
 import { createNamespace, installCrds } from '../../dev/cluster/manifests.ts';
+import { expectRoundTrip } from '../support/round-trip.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';
 import type { Identity } from '../../dev/cluster/identity.ts';
 import { expectEndedByBudget } from '../support/timing.ts';
@@ -287,6 +288,17 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
       const ip = denied.findings.filter((f) => f.check === 'ImagePullability' && f.resource?.startsWith(`secret/`));
       expect(ip.map((f) => f.code)).toEqual(Array(7).fill('IP005'));
       expect(ip[0]?.message).toMatch(/may not get it.*forbidden/);
+    });
+
+    it('offline: dump then doctor -f gives the live findings, as the doctor and as one that may not get secrets; no dump holds a credential', async () => {
+      // A dump keeps each registry's host (what IP findings name), never a credential.
+      const credentials = SECRET_BYTES.filter((text) => text !== REGISTRY);
+      const report = await expectRoundTrip(doctor.kubeconfig, ['-n', ns], credentials);
+      expect(report.findings.some((f) => f.check === 'ImagePullability' && f.code === 'IP006')).toBe(true);
+      expect(report.findings.some((f) => f.check === 'NodeFit')).toBe(true);
+      const denied = await expectRoundTrip((await identity(ns, 'no-secrets-offline', ['secrets'])).kubeconfig, ['-n', ns], credentials);
+      expect(denied.findings.filter((f) => f.code === 'IP005')).toHaveLength(7);
+      await expectRoundTrip(kubeconfig, [], credentials);
     });
 
     it.each(['json', 'table', 'human'])('no byte of any secret appears in %s output', async (output) => {

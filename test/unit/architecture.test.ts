@@ -28,6 +28,7 @@ const LAYER_RANK: Readonly<Record<string, number>> = {
   // One doctor run: its attempts, the probe plan, the --wait loop, the written suppression rules.
   doctor: 5,
   'doctor-command.ts': 6,
+  'dump-command.ts': 6.5,
   'app.ts': 7,
   'main.ts': 8,
 };

@@ -20,6 +20,8 @@ import { judgeCases } from './judge.cases.ts';
 import { TABLES } from './tables.ts';
 import { applySuppressions } from '../../../src/suppress/apply.ts';
 import { NOW as SUPPRESSION_NOW, SUPPRESSION_CASES } from '../suppress/cases.ts';
+import { notGivenFindings } from '../../../src/checks/offline-input.ts';
+import { OFFLINE_DECLARATIONS, OFFLINE_INPUT_CASES } from '../offline/offline-input.cases.ts';
 
 const ROWS = codeTable();
 const ROW = new Map(ROWS.map((r) => [r.code, r]));
@@ -77,6 +79,7 @@ const PRODUCED: readonly Finding[] = [
   ...TABLES.flatMap((t) => t.cases.flatMap((c) => [...runCheck(t.check, c.input), ...judge(c.input)])),
   ...judgeCases.flatMap((c) => judge(c.input)),
   ...SUPPRESSION_CASES.flatMap((c) => applySuppressions(c.findings, c.rules, c.now ?? SUPPRESSION_NOW).findings),
+  ...OFFLINE_INPUT_CASES.flatMap((c) => notGivenFindings(OFFLINE_DECLARATIONS, new Set(c.dropped))),
 ];
 
 describe('the code table', () => {

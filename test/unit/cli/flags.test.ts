@@ -80,6 +80,8 @@ describe('the parser takes its options from the declaration', () => {
       output: { type: 'string', short: 'o', default: 'human' },
       'no-color': { type: 'boolean', default: false },
       'config-only': { type: 'boolean', default: false },
+      filename: { type: 'string', short: 'f', multiple: true, default: [] },
+      now: { type: 'string' },
       'fail-on': { type: 'string', default: 'warn' },
       'output-threshold': { type: 'string', default: 'ok' },
       'show-ok': { type: 'boolean', default: false },

@@ -143,6 +143,7 @@ describe('doctor flags', () => {
       output: 'human',
       noColor: false,
       configOnly: false,
+      files: [],
       failOn: 'WARN',
       outputThreshold: 'OK',
       showOk: false,
@@ -196,6 +197,7 @@ describe('doctor flags', () => {
       output: 'json',
       noColor: true,
       configOnly: true,
+      files: [],
       failOn: 'FAIL',
       outputThreshold: 'WARN',
       showOk: true,
@@ -265,4 +267,53 @@ describe('commands', () => {
   it('doctor takes -o junit', () => {
     expect(doctor('-o', 'junit').output).toBe('junit');
   });
+});
+
+describe('-f and --now', () => {
+  it('collects -f in order; --now is an RFC 3339 time', () => {
+    const options = doctor('-f', 'a.yaml', '--filename=dir', '-f', '-', '--now', '2026-12-05T10:00:00+01:00');
+    expect(options.files).toEqual(['a.yaml', 'dir', '-']);
+    expect(options.now?.toISOString()).toBe('2026-12-05T09:00:00.000Z');
+    expect(doctor().files).toEqual([]);
+  });
+  it.each([
+    [['--now', '2026-12-05T10:00:00Z'], /--now is only for -f/],
+    [['-f', 'x', '--now', '2026-12-05'], /invalid --now "2026-12-05": want an RFC 3339 time/],
+    [['-f', 'x', '--now', '2026-13-45T10:00:00Z'], /invalid --now/],
+    [['-f', ''], /invalid -f "": name a file/],
+    [['-f', 'x', '--kubeconfig', 'k'], /--kubeconfig cannot be used with -f/],
+    [['-f', 'x', '--context', ''], /--context cannot be used with -f/],
+    [['-f', 'x', '--wait', '1m'], /--wait cannot be used with -f/],
+    [['-f', 'x', '--server-endpoint', 'localhost'], /--server-endpoint cannot be used with -f/],
+    [['-f', 'x', '--snapshot-token-file', 't'], /--snapshot-token-file cannot be used with -f/],
+  ])('%j is refused', (args, why) => expect(() => doctor(...args)).toThrow(why));
+  it('takes the flags that judge and render beside -f', () => {
+    const options = doctor('-f', 'x', '-n', 'team-a', '--fail-on', 'info', '--config-only', '--suppress', 'CB004', '-o', 'table');
+    expect(options).toMatchObject({ files: ['x'], namespace: 'team-a', failOn: 'INFO', configOnly: true, output: 'table' });
+  });
+});
+
+describe('dump', () => {
+  const dump = (...args: string[]) => {
+    const command = parseCommandLine(['dump', ...args]);
+    if (command.kind !== 'dump') throw new Error(`expected dump, got ${command.kind}`);
+    return command.options;
+  };
+  it('defaults to YAML of every namespace within 30s', () => {
+    expect(dump()).toEqual({ kubeconfig: '', context: '', namespace: '', output: 'yaml', timeoutMs: 30_000 });
+    expect(dump('-n', 'team-a', '-o', 'json', '--context', 'c', '--timeout', '2m')).toMatchObject({
+      namespace: 'team-a',
+      output: 'json',
+      context: 'c',
+      timeoutMs: 120_000,
+    });
+  });
+  it.each([
+    [['-o', 'table'], /want one of: yaml, json/],
+    [['-n', '../x'], /invalid --namespace/],
+    [['extra'], /dump takes no arguments/],
+    [['--bogus'], UsageError],
+  ])('%j is refused', (args, why) => expect(() => dump(...args)).toThrow(why));
+  it('has its own help', () =>
+    expect(parseCommandLine(['dump', '--help'])).toMatchObject({ kind: 'help', text: expect.stringMatching(/^inferencecache dump:/) }));
 });

@@ -1,0 +1,233 @@
+/**
+ * `inferencecache dump`: the objects a doctor run reads, written for `doctor -f`. The gathering is the
+ * doctor's own (the gather plan of a run without probes, from the checks' declarations), through a
+ * source that keeps, beside each projected object, the object as the API server sent it; only the
+ * objects that some read holds at the end are written, each Kind as one typed list (`PodList`), so that
+ * an empty list still says "read, and none". Secrets become stand-ins without credentials
+ * (`cluster/dump-secret.ts`); `managedFields` are dropped.
+ *
+ * @module
+ */
+
+import { stringify } from 'yaml';
+import { planRun } from '../checks/registry.ts';
+import type { DumpOptions } from '../cli/options.ts';
+import { KubeApi, type ApiResult, type ListResult, type ObjectSource } from '../cluster/api.ts';
+import { dumpedSecret, unreadSecret } from '../cluster/dump-secret.ts';
+import { gatherClusterState } from '../cluster/gather.ts';
+import { loadKubeConfig } from '../cluster/kubeconfig.ts';
+import { COLLECTIONS, READS, collectionPath, objectPath, withSources, type CollectionName } from '../cluster/reads.ts';
+import type { ClusterState, ReadName } from '../cluster/state.ts';
+import { obj, str } from '../cluster/wire.ts';
+import { dumpHeadline } from '../files/manifest-documents.ts';
+import { interruptionOf } from '../text/errors.ts';
+import { VERSION } from '../version.ts';
+import type { RunEnvironment } from './environment.ts';
+import { overallSignal } from './run.ts';
+
+/** A written dump, or why none was. */
+export interface DumpResult {
+  /** The stream; empty when interrupted. */
+  readonly text: string;
+  /** The reads that failed, each one line (their Kinds are left out of the dump). */
+  readonly failures: readonly string[];
+  /** Set when the run was interrupted: nothing is written. */
+  readonly interrupted?: string;
+}
+
+/** An {@link ObjectSource} that keeps what it passes on: each list's objects some projection kept, and each GET's answer. */
+class Recorder implements ObjectSource {
+  readonly lists = new Map<string, unknown[]>();
+  readonly gets = new Map<string, ApiResult>();
+  readonly #api: ObjectSource;
+
+  constructor(api: ObjectSource) {
+    this.#api = api;
+  }
+
+  list<T>(
+    path: string,
+    project: (item: unknown) => T | undefined,
+    signal: AbortSignal,
+    params?: Readonly<Record<string, string>>,
+    options?: { readonly metadataFollowedBy?: string },
+  ): Promise<ListResult<T>> {
+    const kept: unknown[] = [];
+    this.lists.set(path, kept);
+    const keep = (raw: unknown) => {
+      const item = project(raw);
+      if (item !== undefined) kept.push(raw);
+      return item;
+    };
+    return this.#api.list(path, keep, signal, params, options);
+  }
+
+  async get(path: string, signal: AbortSignal): Promise<ApiResult> {
+    const answer = await this.#api.get(path, signal);
+    this.gets.set(path, answer);
+    return answer;
+  }
+}
+
+/** The annotation `kubectl apply` keeps the whole applied object in (a Pod's literal env values among it). */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** A Pod's containers' literal `env` values, which no check reads and which often hold what a Secret should. */
+function withoutEnvValues(spec: unknown): unknown {
+  const fields = obj(spec);
+  if (fields === undefined) return spec;
+  const out: Record<string, unknown> = { ...fields };
+  for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
+    if (!Array.isArray(fields[list])) continue;
+    out[list] = (fields[list] as unknown[]).map((c) => {
+      const container = obj(c);
+      if (container === undefined || !Array.isArray(container['env'])) return c;
+      return { ...container, env: (container['env'] as unknown[]).map((e) => ({ ...obj(e), value: undefined })) };
+    });
+  }
+  return out;
+}
+
+/**
+ * The object as written: `apiVersion` and `kind` first (list items come without them), without
+ * `managedFields`, the last applied configuration, and a Pod's literal env values.
+ */
+function written(raw: unknown, apiVersion: string, kind: string): Record<string, unknown> {
+  const object: Record<string, unknown> = { apiVersion, kind, ...obj(raw) };
+  object['apiVersion'] = apiVersion;
+  object['kind'] = kind;
+  const metadata: Record<string, unknown> = { ...obj(object['metadata']) };
+  delete metadata['managedFields'];
+  const annotations = obj(metadata['annotations']);
+  if (annotations?.[LAST_APPLIED] !== undefined) {
+    const { [LAST_APPLIED]: _dropped, ...rest } = annotations;
+    metadata['annotations'] = rest;
+  }
+  object['metadata'] = metadata;
+  if (kind === 'Pod') object['spec'] = withoutEnvValues(object['spec']);
+  return object;
+}
+
+function apiVersionOf(collection: CollectionName): string {
+  const { group, version } = COLLECTIONS[collection].access;
+  return group === '' ? version : `${group}/${version}`;
+}
+
+/** The key an object is known by in its Kind: namespace and name. */
+function keyOf(raw: unknown): string {
+  const metadata = obj(obj(raw)?.['metadata']);
+  return `${str(metadata?.['namespace'])}/${str(metadata?.['name'])}`;
+}
+
+/** The pods some view of the state holds at the end (while the CacheBackends were on their way, more were kept). */
+function podsHeld(state: ClusterState): Set<string> {
+  const keys = new Set<string>();
+  const add = (ref: { readonly namespace: string; readonly name: string }) => keys.add(`${ref.namespace}/${ref.name}`);
+  if (state.pods?.ok === true) state.pods.items.forEach(add);
+  if (state.selectedPods?.ok === true) state.selectedPods.items.forEach(add);
+  if (state.pendingPodRequests?.ok === true) state.pendingPodRequests.items.forEach(add);
+  if (state.installPods?.ok === true) state.installPods.items.forEach(({ pod }) => add(pod));
+  return keys;
+}
+
+/** Why the reads of one list failed, from the first view of it the state holds; undefined when it was read. */
+function failureOf(state: ClusterState, collection: CollectionName): string | undefined {
+  for (const [name, spec] of Object.entries(READS) as [ReadName, (typeof READS)[ReadName]][]) {
+    if (!('collection' in spec) || spec.collection !== collection) continue;
+    const read = state[name] as { ok: boolean; error?: string } | undefined;
+    if (read !== undefined && !read.ok) return read.error ?? 'failed';
+  }
+  return undefined;
+}
+
+/** A typed list document. */
+function typedList(apiVersion: string, kind: string, items: readonly unknown[]): Record<string, unknown> {
+  return { apiVersion, kind: `${kind}List`, items };
+}
+
+/** The lists of a dump, in the order of the collections, and the reads that failed. */
+function documents(recorder: Recorder, state: ClusterState, reads: ReadonlySet<ReadName>, namespace: string) {
+  const lists: Record<string, unknown>[] = [];
+  const failures: string[] = [];
+  const pods = podsHeld(state);
+  for (const collection of Object.keys(COLLECTIONS) as CollectionName[]) {
+    const { kind, access } = COLLECTIONS[collection];
+    const planned = [...reads].some(
+      (name) => 'collection' in READS[name] && (READS[name] as { collection?: string }).collection === collection,
+    );
+    if (!planned) continue;
+    const apiVersion = apiVersionOf(collection);
+    if (collection === 'namespaces' && namespace !== '') {
+      // Under --namespace the one Namespace is read by name, for its annotations and its existence.
+      const answer = recorder.gets.get(objectPath(READS.scopeNamespace.access, '', namespace));
+      if (answer?.ok === false && answer.status !== 404) failures.push(`${kind} ${namespace}: ${answer.error}`);
+      else lists.push(typedList(apiVersion, kind, answer?.ok === true ? [written(answer.body, apiVersion, kind)] : []));
+      continue;
+    }
+    const failure = failureOf(state, collection);
+    if (failure !== undefined) {
+      failures.push(`${kind}: ${failure}`);
+      continue;
+    }
+    const raws = recorder.lists.get(collectionPath(access, namespace)) ?? [];
+    const unique = new Map(raws.map((raw) => [keyOf(raw), raw]));
+    const items = [...unique].filter(([key]) => collection !== 'pods' || pods.has(key)).map(([, raw]) => written(raw, apiVersion, kind));
+    lists.push(typedList(apiVersion, kind, items));
+  }
+  if (reads.has('pullSecrets')) lists.push(typedList('v1', 'Secret', secrets(recorder)));
+  return { lists, failures };
+}
+
+/** The pull secrets read, as stand-ins: found ones without credentials, unread ones with their error. */
+function secrets(recorder: Recorder): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const [path, answer] of recorder.gets) {
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets\/([^/]+)$/.exec(path);
+    if (m === null) continue;
+    if (answer.ok) out.push(dumpedSecret(answer.body));
+    else if (answer.status !== 404) out.push(unreadSecret(m[1] as string, m[2] as string, answer.status, answer.error));
+  }
+  return out.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+}
+
+/** JSON with the exact big integers of the API kept exact. */
+function exactJson(value: unknown): string {
+  // JSON.rawJSON (Node 21 and later) writes the digits as they are; the TypeScript library lacks it yet.
+  const { rawJSON } = JSON as unknown as { rawJSON: (text: string) => unknown };
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? rawJSON(v.toString()) : v), 2);
+}
+
+/** The stream: a comment, then one typed list per Kind (YAML), or one `List` of them (JSON). */
+function render(
+  output: DumpOptions['output'],
+  headline: string,
+  lists: readonly Record<string, unknown>[],
+  failures: readonly string[],
+): string {
+  const notes = [
+    "Only the objects inferencecache doctor's checks read; Secrets carry their type and registries, no credential.",
+    'Judge it with: inferencecache doctor -f <this file>',
+    ...failures.map((f) => `Not written, the read failed: ${f}`),
+  ];
+  if (output === 'json') {
+    return `${exactJson({ $comment: [headline, ...notes].join(' | '), apiVersion: 'v1', kind: 'List', metadata: {}, items: lists })}\n`;
+  }
+  const comment = [headline, ...notes].map((line) => `# ${line.replace(/[\r\n]+/g, ' ')}\n`).join('');
+  return `${comment}${lists.map((list) => `---\n${stringify(list, { lineWidth: 0 })}`).join('')}`;
+}
+
+/** Takes a dump of the cluster the kubeconfig names. */
+export async function takeDump(options: DumpOptions, environment: RunEnvironment): Promise<DumpResult> {
+  const { clock, interrupt } = environment;
+  const signal = overallSignal(options.timeoutMs, interrupt);
+  const kc = await loadKubeConfig(options, environment.env, environment.files.serviceAccountDir, signal);
+  const recorder = new Recorder(new KubeApi(kc, environment.env));
+  const takenAt = clock();
+  const plan = planRun({ configOnly: true });
+  const state = await gatherClusterState(recorder, { reads: plan.reads, namespace: options.namespace }, signal);
+  const interrupted = interruptionOf(interrupt);
+  if (interrupted !== undefined) return { text: '', failures: [], interrupted };
+  const { lists, failures } = documents(recorder, state, withSources(plan.reads), options.namespace);
+  const headline = dumpHeadline(takenAt, VERSION, kc.getCurrentContext(), options.namespace);
+  return { text: render(options.output, headline, lists, failures), failures };
+}

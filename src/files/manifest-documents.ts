@@ -1,0 +1,196 @@
+/**
+ * Kubernetes objects from the text of one operator's file (`doctor -f`): YAML or JSON, one document or
+ * many, `List` kinds (`kubectl get -o yaml`) and typed lists (`PodList`, as `inferencecache dump`
+ * writes them), `helm template` output. Hostile text ends in one {@link InputError} naming the file: a
+ * YAML alias bomb, nesting deeper than any Kubernetes object, a document that is no object, text that
+ * is not UTF-8.
+ *
+ * @module
+ */
+
+import { Composer, Parser } from 'yaml';
+import { describeError } from '../text/errors.ts';
+import { InputError } from './input-error.ts';
+
+/** One object of the files, with `apiVersion` and `kind` (filled in from its typed list when the item lacks them). */
+export interface ManifestObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly value: Readonly<Record<string, unknown>>;
+  /** Where it came from, for warnings: the file and the document's number in it. */
+  readonly source: string;
+}
+
+/** A typed list met in the files (`PodList`): the Kind it holds is given, even when it holds nothing. */
+export interface GivenList {
+  readonly apiVersion: string;
+  /** The Kind of its items (`Pod` for a `PodList`). */
+  readonly kind: string;
+}
+
+/** What one file held. */
+export interface ManifestDocuments {
+  readonly objects: ManifestObject[];
+  readonly lists: GivenList[];
+  /** The time an `inferencecache dump` recorded in its leading comment, when the file is one. */
+  readonly dumpTakenAt?: Date;
+}
+
+/**
+ * Deeper than any Kubernetes object nests (a Pod's deepest fields are about 15 levels down); deeper
+ * input is refused rather than walked.
+ */
+export const MAX_DEPTH = 64;
+
+/** How long YAML parsing runs before it lets other work in. */
+const YIELD_EVERY_MS = 50;
+
+/** How many `List` levels may hold one another (`kubectl get -o json` of several kinds is one). */
+const MAX_LIST_NESTING = 3;
+
+/** The leading line of a dump, without its `# ` (see `dumpHeadline`), and what it records. */
+const DUMP_HEADLINE = /^inferencecache dump taken (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z) /;
+
+/**
+ * The first line of a dump: when it was taken, by which doctor, of which context and namespace. The
+ * time leads, in UTC, so that `doctor -f` finds it again (see {@link dumpTakenAt}).
+ */
+export function dumpHeadline(takenAt: Date, version: string, context: string, namespace: string): string {
+  const scope = namespace === '' ? 'all namespaces' : `namespace ${namespace}`;
+  return `inferencecache dump taken ${takenAt.toISOString()} by inferencecache ${version} from context ${JSON.stringify(context)}, ${scope}`;
+}
+
+function dumpTime(line: string): Date | undefined {
+  const m = DUMP_HEADLINE.exec(line);
+  if (m === null) return undefined;
+  const at = new Date(m[1] as string);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}
+
+/** The recorded time of a YAML dump: its first line, a comment. */
+function yamlDumpTime(text: string): Date | undefined {
+  const first = text.slice(0, text.indexOf('\n') === -1 ? undefined : text.indexOf('\n'));
+  return first.startsWith('# ') ? dumpTime(first.slice(2)) : undefined;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Checks the nesting depth without recursion, and turns integers the YAML parser gave as bigints back
+ * into numbers where a number holds them exactly (as the API client's JSON parsing does).
+ */
+function normalise(root: unknown, where: string): unknown {
+  const fix = (v: unknown): unknown =>
+    typeof v === 'bigint' && v >= Number.MIN_SAFE_INTEGER && v <= Number.MAX_SAFE_INTEGER ? Number(v) : v;
+  const stack: { value: unknown; depth: number }[] = [{ value: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop() as { value: unknown; depth: number };
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_DEPTH) throw new InputError(`${where} nests deeper than ${MAX_DEPTH} levels, which no Kubernetes object does`);
+    const entries: Record<string | number, unknown> = value as Record<string | number, unknown>;
+    for (const key of Object.keys(entries)) {
+      entries[key] = fix(entries[key]);
+      stack.push({ value: entries[key], depth: depth + 1 });
+    }
+  }
+  return fix(root);
+}
+
+/** Adds one document's objects (a List's items, recursively) to `out`. */
+function collect(doc: unknown, where: string, out: { objects: ManifestObject[]; lists: GivenList[] }, nesting = 0): void {
+  if (doc === null || doc === undefined) return;
+  if (!isRecord(doc)) throw new InputError(`${where} is not a Kubernetes object (a mapping with apiVersion and kind)`);
+  const { apiVersion, kind, items } = doc;
+  if (typeof kind !== 'string' || kind === '') throw new InputError(`${where} has no kind`);
+  if (kind.endsWith('List') && Array.isArray(items)) {
+    if (nesting >= MAX_LIST_NESTING) throw new InputError(`${where} nests Lists more than ${MAX_LIST_NESTING} deep`);
+    const typed =
+      kind !== 'List' && typeof apiVersion === 'string' && apiVersion !== '' ? { apiVersion, kind: kind.slice(0, -4) } : undefined;
+    if (typed !== undefined) out.lists.push(typed);
+    (items as unknown[]).forEach((item, i) => {
+      const filled = typed !== undefined && isRecord(item) ? { apiVersion: typed.apiVersion, kind: typed.kind, ...item } : item;
+      collect(filled, `${where}, item ${i}`, out, nesting + 1);
+    });
+    return;
+  }
+  if (typeof apiVersion !== 'string' || apiVersion === '')
+    throw new InputError(`${where} (kind ${JSON.stringify(kind)}) has no apiVersion`);
+  out.objects.push({ apiVersion, kind, value: doc, source: where });
+}
+
+/** Whether the text is JSON rather than YAML: its first character that is not a space opens an object or array. */
+function looksLikeJson(text: string): boolean {
+  const m = /^\s*([{[])/.exec(text);
+  return m !== null;
+}
+
+function parseJsonDocument(text: string, name: string): { doc: unknown; takenAt?: Date } {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
+      typeof value === 'number' && !Number.isSafeInteger(value) && context?.source !== undefined && /^-?\d+$/.test(context.source)
+        ? BigInt(context.source)
+        : value,
+    );
+  } catch (err) {
+    throw new InputError(`${name} is not valid JSON: ${describeError(err)}`);
+  }
+  const comment = isRecord(doc) ? doc['$comment'] : undefined;
+  const takenAt = typeof comment === 'string' ? dumpTime(comment) : undefined;
+  return takenAt === undefined ? { doc } : { doc, takenAt };
+}
+
+/** Each YAML document of the text in turn, parsed one at a time so that only one is ever whole in memory. */
+function* yamlDocuments(text: string, name: string): Generator<{ doc: unknown; where: string }> {
+  const composer = new Composer({ merge: true, intAsBigInt: true, uniqueKeys: true });
+  let n = 0;
+  try {
+    for (const document of composer.compose(new Parser().parse(text))) {
+      n++;
+      const where = `${name}, document ${n}`;
+      const [error] = document.errors;
+      if (error !== undefined) {
+        const why = /call stack/i.test(error.message) ? 'it nests too deeply' : (error.message.split('\n')[0] ?? '');
+        throw new InputError(`${where} is not valid YAML: ${why}`);
+      }
+      yield { doc: document.toJS({ maxAliasCount: 100 }), where };
+    }
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    const why = err instanceof RangeError || /call stack/i.test(describeError(err)) ? 'it nests too deeply' : describeError(err);
+    throw new InputError(`${name}, document ${n} could not be read as YAML: ${why}`);
+  }
+}
+
+/**
+ * Parses one file's text. `name` says where it came from in errors and warnings (a path, or `-` for
+ * standard input).
+ *
+ * @throws InputError naming the file (and document) for anything that is not Kubernetes objects.
+ */
+export async function parseManifest(bytes: Uint8Array, name: string): Promise<ManifestDocuments> {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError(`${name} is not UTF-8 text`);
+  }
+  const out = { objects: [] as ManifestObject[], lists: [] as GivenList[] };
+  if (looksLikeJson(text)) {
+    const { doc, takenAt } = parseJsonDocument(text, name);
+    collect(normalise(doc, name), name, out);
+    return takenAt === undefined ? out : { ...out, dumpTakenAt: takenAt };
+  }
+  let since = Date.now();
+  for (const { doc, where } of yamlDocuments(text, name)) {
+    collect(normalise(doc, where), where, out);
+    if (Date.now() - since < YIELD_EVERY_MS) continue;
+    // A large file takes seconds to parse: let a signal (SIGTERM) be handled in between.
+    await new Promise((resolve) => setImmediate(resolve));
+    since = Date.now();
+  }
+  const takenAt = yamlDumpTime(text);
+  return takenAt === undefined ? out : { ...out, dumpTakenAt: takenAt };
+}

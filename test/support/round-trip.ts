@@ -1,0 +1,55 @@
+// The offline round trip on the real control plane: a live `doctor --config-only` and `dump` then
+// `doctor -f` must give the same findings, and a dump must hold no credential and no managedFields.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { runBundle } from './bundle.ts';
+import type { JsonReport } from './json-report.ts';
+
+/**
+ * What a finding is compared by. The one age a message states (a KV event's, to the second) is left
+ * out: the live run and the dump read the clock a second or so apart.
+ */
+function compared(report: JsonReport) {
+  return report.findings.map((f) => ({
+    code: f.code,
+    status: f.status,
+    check: f.check,
+    resource: f.resource,
+    message: f.message.replace(/ is \S+ old, beyond /, ' is <age> old, beyond '),
+  }));
+}
+
+/**
+ * Runs the round trip as the identity of `kubeconfig`, in YAML and in JSON, with `scope` (`-n NS` or
+ * nothing), and returns the findings. `secrets` are texts no dump may contain.
+ */
+export async function expectRoundTrip(kubeconfig: string, scope: readonly string[], secrets: readonly string[] = []): Promise<JsonReport> {
+  const env = { env: { PATH: process.env['PATH'] ?? '' } };
+  const live = await runBundle(['doctor', '--kubeconfig', kubeconfig, '--config-only', '-o', 'json', ...scope], env);
+  const liveReport = JSON.parse(live.stdout) as JsonReport;
+  const dir = mkdtempSync(join(tmpdir(), 'icd-dump-'));
+  try {
+    for (const format of ['yaml', 'json']) {
+      const dump = await runBundle(['dump', '--kubeconfig', kubeconfig, '-o', format, ...scope], env);
+      expect(dump.stderr, `dump -o ${format}`).toBe('');
+      expect(dump.code).toBe(0);
+      expect(dump.stdout).toMatch(
+        format === 'yaml' ? /^# inferencecache dump taken \S+Z by inferencecache / : /^\{\n {2}"\$comment": "inferencecache dump taken /,
+      );
+      expect(dump.stdout).not.toContain('managedFields');
+      for (const secret of secrets) expect(dump.stdout, `a dump holds ${secret}`).not.toContain(secret);
+      const file = join(dir, `dump.${format}`);
+      writeFileSync(file, dump.stdout);
+      const offline = await runBundle(['doctor', '-f', file, '-o', 'json', ...scope], env);
+      expect(offline.stderr, `doctor -f dump.${format}`).toBe('');
+      const offlineReport = JSON.parse(offline.stdout) as JsonReport;
+      expect(compared(offlineReport), `doctor -f dump.${format} ${scope.join(' ')}`).toEqual(compared(liveReport));
+      expect(offline.code).toBe(live.code);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return liveReport;
+}

@@ -1,0 +1,91 @@
+// The objects of files answering the gathering's paths: the namespace kubectl would give, the order an
+// API server lists in, Kinds not given, Secrets by name and the failures a dump recorded.
+import { describe, expect, it } from 'vitest';
+import { FileApi, DUMP_READ_ERROR_ANNOTATION } from '../../../src/cluster/file-api.ts';
+import { COLLECTIONS, READS, collectionPath, objectPath } from '../../../src/cluster/reads.ts';
+import type { ManifestObject } from '../../../src/files/manifest-documents.ts';
+
+const object = (apiVersion: string, kind: string, name: string, namespace?: string, extra: object = {}): ManifestObject => ({
+  apiVersion,
+  kind,
+  value: { apiVersion, kind, metadata: { name, ...(namespace === undefined ? {} : { namespace }) }, ...extra },
+  source: 'test',
+});
+const signal = new AbortController().signal;
+const names = async (api: FileApi, path: string) => {
+  const read = await api.list(
+    path,
+    (raw) =>
+      `${String((raw as { metadata: { namespace?: string } }).metadata.namespace ?? '')}/${String((raw as { metadata: { name: string } }).metadata.name)}`,
+    signal,
+  );
+  return read.ok ? read.items : read.error;
+};
+const pods = (ns: string) => collectionPath(COLLECTIONS.pods.access, ns);
+
+describe('FileApi', () => {
+  const objects = [
+    object('v1', 'Pod', 'b', 'team-a'),
+    object('v1', 'Pod', 'a'),
+    object('v1', 'Pod', 'a', 'team-a'),
+    object('v1', 'Pod', 'z', 'a-b'),
+    object('v1', 'Node', 'n2', 'ignored-ns'),
+    object('v1', 'Node', 'n1'),
+    object('apps/v1', 'Deployment', 'd'),
+    object('inferencecache.io/v1beta1', 'CacheBackend', 'old'),
+  ];
+
+  it('gives namespaced objects without a namespace the default one, and lists in etcd key order', async () => {
+    const api = new FileApi(objects, [], 'default');
+    expect(await names(api, pods(''))).toEqual(['a-b/z', 'default/a', 'team-a/a', 'team-a/b']);
+    expect(await names(api, pods('team-a'))).toEqual(['team-a/a', 'team-a/b']);
+    expect(await names(new FileApi(objects, [], 'team-a'), pods(''))).toEqual(['a-b/z', 'team-a/a', 'team-a/b']);
+    expect(await names(api, collectionPath(COLLECTIONS.nodes.access, ''))).toEqual([
+      'ignored-ns/n1'.replace('ignored-ns', ''),
+      'ignored-ns/n2',
+    ]);
+    expect(api.notGiven).toEqual(new Set());
+  });
+
+  it('keeps the last of an object given twice, and says so', async () => {
+    const api = new FileApi(
+      [object('v1', 'Pod', 'a', 'x', { spec: { n: 1 } }), object('v1', 'Pod', 'a', 'x', { spec: { n: 2 } })],
+      [],
+      'default',
+    );
+    const read = await api.list(pods(''), (raw) => (raw as { spec: { n: number } }).spec.n, signal);
+    expect(read).toEqual({ ok: true, items: [2] });
+    expect(api.duplicates).toEqual(['Pod x/a (test)']);
+  });
+
+  it('records a Kind asked for that the files do not hold; an empty typed list gives it', async () => {
+    const api = new FileApi(objects, [{ apiVersion: 'v1', kind: 'Event' }], 'default');
+    expect(await names(api, collectionPath(COLLECTIONS.events.access, ''))).toEqual([]);
+    expect(await names(api, collectionPath(COLLECTIONS.cacheBackends.access, ''))).toBe('the files hold no CacheBackend objects');
+    expect(api.notGiven).toEqual(new Set(['CacheBackend']));
+    expect(FileApi.ignoredVersions(objects)).toEqual([
+      { kind: 'CacheBackend', apiVersion: 'inferencecache.io/v1beta1', wanted: 'inferencecache.io/v1alpha1', count: 1 },
+    ]);
+  });
+
+  it('answers GETs of Secrets and Namespaces: found, not found (404), the failure a dump recorded, not given', async () => {
+    const secret = (ns: string, name: string) => objectPath(READS.pullSecrets.access, ns, name);
+    const failed = object('v1', 'Secret', 'denied', 'x', {});
+    (failed.value['metadata'] as Record<string, unknown>)['annotations'] = {
+      [DUMP_READ_ERROR_ANNOTATION]: '403 secrets "denied" is forbidden',
+    };
+    const api = new FileApi(
+      [object('v1', 'Secret', 'pull', 'x', { type: 'Opaque' }), failed],
+      [{ apiVersion: 'v1', kind: 'Namespace' }],
+      'default',
+    );
+    expect(await api.get(secret('x', 'pull'))).toMatchObject({ ok: true, body: { type: 'Opaque' } });
+    expect(await api.get(secret('x', 'other'))).toMatchObject({ ok: false, status: 404 });
+    expect(await api.get(secret('x', 'denied'))).toEqual({ ok: false, status: 403, error: 'secrets "denied" is forbidden' });
+    expect(await api.get(objectPath(READS.scopeNamespace.access, '', 'team-a'))).toMatchObject({ ok: false, status: 404 });
+    expect(api.notGiven).toEqual(new Set());
+    const none = new FileApi([], [], 'default');
+    expect(await none.get(secret('x', 'pull'))).toEqual({ ok: false, error: 'the files hold no Secret objects' });
+    expect(none.notGiven).toEqual(new Set(['Secret']));
+  });
+});
