@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { ago, condition, createBackend, uniqueName } from '../../dev/cluster/objects.ts';
 import { type JsonReport } from '../support/json-report.ts';
+import { expectRoundTrip } from '../support/round-trip.ts';
 import { createNamespace, installCrds, writeStatus } from '../../dev/cluster/manifests.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';
 import type { Identity } from '../../dev/cluster/identity.ts';
@@ -185,7 +186,11 @@ describe.skipIf(kubeconfig === '')(`gates against the test control plane${skipRe
       expect(report.findings.filter((f) => f.code.startsWith('SUP')).map((f) => [f.code, f.resource, f.status])).toEqual([
         ['SUP001', `cachebackend/${ns}/migrating`, 'INFO'],
       ]);
-    }, 60_000);
+      // From a dump, the annotations of the CacheBackend and of the Namespace suppress the same findings.
+      const offline = await expectRoundTrip(doctor.kubeconfig, ['-n', ns]);
+      expect(offline.summary.suppressed).toBe(3);
+      expect((await expectRoundTrip(doctor.kubeconfig, [])).suppressed?.some((f) => f.resource === `namespace/${ns}`)).toBe(true);
+    }, 120_000);
 
     it('a suppression file: an active rule suppresses, an expired one counts again and is reported', async () => {
       const ns = uniqueName('gates-file');

@@ -1,11 +1,21 @@
 // The offline round trip on the real control plane: a live `doctor --config-only` and `dump` then
 // `doctor -f` must give the same findings, and a dump must hold no credential and no managedFields.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { runBundle } from './bundle.ts';
 import type { JsonReport } from './json-report.ts';
+
+/** What a suppressed finding is compared by: the finding, and the rule that set it apart. */
+function suppressedOf(report: JsonReport) {
+  return (report.suppressed ?? []).map((f) => ({ code: f.code, resource: f.resource, message: f.message, by: f.suppressedBy }));
+}
+
+/** The bearer tokens a kubeconfig file holds (`token: …` lines): no dump may contain them. */
+function tokensIn(kubeconfig: string): string[] {
+  return [...readFileSync(kubeconfig, 'utf8').matchAll(/^\s*token:\s*(\S+)\s*$/gm)].flatMap((m) => (m[1] === undefined ? [] : [m[1]]));
+}
 
 /**
  * What a finding is compared by. The one age a message states (a KV event's, to the second) is left
@@ -39,13 +49,14 @@ export async function expectRoundTrip(kubeconfig: string, scope: readonly string
         format === 'yaml' ? /^# inferencecache dump taken \S+Z by inferencecache / : /^\{\n {2}"\$comment": "inferencecache dump taken /,
       );
       expect(dump.stdout).not.toContain('managedFields');
-      for (const secret of secrets) expect(dump.stdout, `a dump holds ${secret}`).not.toContain(secret);
+      for (const secret of [...secrets, ...tokensIn(kubeconfig)]) expect(dump.stdout, `a dump holds ${secret}`).not.toContain(secret);
       const file = join(dir, `dump.${format}`);
       writeFileSync(file, dump.stdout);
       const offline = await runBundle(['doctor', '-f', file, '-o', 'json', ...scope], env);
       expect(offline.stderr, `doctor -f dump.${format}`).toBe('');
       const offlineReport = JSON.parse(offline.stdout) as JsonReport;
       expect(compared(offlineReport), `doctor -f dump.${format} ${scope.join(' ')}`).toEqual(compared(liveReport));
+      expect(suppressedOf(offlineReport)).toEqual(suppressedOf(liveReport));
       expect(offline.code).toBe(live.code);
     }
   } finally {
