@@ -256,6 +256,24 @@ build_actionlint() {
   build_bin "$ACTIONLINT_DIR" actionlint "$work" "github.com/rhysd/actionlint/cmd/actionlint" "-X main.version=${ACTIONLINT_VERSION}"
 }
 
+build_registry() {
+  have "${REGISTRY_DIR}/registry" && return 0
+  local work="${CP_WORK_ROOT}/registry-${REGISTRY_VERSION}"
+  init_module "$work" "inferencecache-doctor.local/registry"
+  quiet "$work" go get "github.com/distribution/distribution/v3/cmd/registry@${REGISTRY_VERSION}"
+  build_bin "$REGISTRY_DIR" registry "$work" "github.com/distribution/distribution/v3/cmd/registry" \
+    "-X github.com/distribution/distribution/v3/version.version=${REGISTRY_VERSION}"
+}
+
+build_cosign() {
+  have "${COSIGN_DIR}/cosign" && return 0
+  local work="${CP_WORK_ROOT}/cosign-${COSIGN_VERSION}"
+  init_module "$work" "inferencecache-doctor.local/cosign"
+  quiet "$work" go get "github.com/sigstore/cosign/v2/cmd/cosign@${COSIGN_VERSION}"
+  build_bin "$COSIGN_DIR" cosign "$work" "github.com/sigstore/cosign/v2/cmd/cosign" \
+    "-X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION}"
+}
+
 link_set() {
   mkdir -p "$CP_SET_DIR"
   local pair
@@ -265,14 +283,15 @@ link_set() {
       "kube-scheduler:${KUBE_SCHEDULER_DIR}/kube-scheduler" "kube-proxy:${KUBE_PROXY_DIR}/kube-proxy" \
       "kubectl:${KUBECTL_DIR}/kubectl" \
       "kubelet:${KUBELET_DIR}/kubelet" "coredns:${COREDNS_DIR}/coredns" \
-      "kube-router:${KUBE_ROUTER_DIR}/kube-router" "pause:${PAUSE_DIR}/pause" "argocd:${ARGOCD_DIR}/argocd"; do
+      "kube-router:${KUBE_ROUTER_DIR}/kube-router" "pause:${PAUSE_DIR}/pause" "argocd:${ARGOCD_DIR}/argocd" \
+      "registry:${REGISTRY_DIR}/registry" "cosign:${COSIGN_DIR}/cosign"; do
     local link="${CP_SET_DIR}/${pair%%:*}" target="${pair#*:}"
     if [[ -x "$target" ]]; then ln -sfn "$target" "$link"; fi
   done
 }
 
 components=("$@")
-[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node argocd)
+[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node argocd registry)
 log "versions: etcd ${ETCD_VERSION}, kubernetes ${KUBERNETES_VERSION} (kubelet ${KUBELET_VERSION}), helm ${HELM3_VERSION} / ${HELM4_VERSION}; go $(go env GOVERSION)"
 for c in "${components[@]}"; do
   case "$c" in
@@ -290,6 +309,8 @@ for c in "${components[@]}"; do
     kube-router) build_kube_router ;;
     pause) build_pause ;;
     argocd) build_argocd ;;
+    registry) build_registry ;;
+    cosign) build_cosign ;;
     node) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR"; build_kube kube-proxy "$KUBE_PROXY_DIR"; build_kube kubectl "$KUBECTL_DIR"
       build_kube kubelet "$KUBELET_DIR" "$KUBELET_VERSION"; build_coredns; build_kube_router; build_pause ;;
     *) log "unknown component: $c"; exit 2 ;;

@@ -65,6 +65,10 @@ async function up(args: string[]): Promise<void> {
     log(
       `  helm install doctor chart -n inference-cache-system ${DOCTOR_IMAGE_VALUES.map((v) => `--set ${v}`).join(' ')} && helm test doctor -n inference-cache-system --logs`,
     );
+    const { registry } = cluster;
+    log(
+      `image registry: https://${registry.host} (user ${registry.user}, password ${registry.password}, CA ${registry.caFile}; containerd trusts it)`,
+    );
     if (cluster.argocd !== undefined)
       log(`Argo CD: namespace argocd; the chart ${cluster.argocd.chartVersion} in the Helm repository ${cluster.argocd.helmRepoUrl}`);
     log(`logs: ${cluster.state.dir}/*.log, ${cluster.state.dir}/argocd/*.log and ${state.dir}`);

@@ -1,8 +1,8 @@
 /**
  * containerd (Debian's 1.6, with runc) as the node's container runtime: its own configuration, root,
- * state and sockets under the node's folder, the CRI plugin with a pause image built here and the CNI
- * bridge network, and `ctr` for importing images (no registry is reachable) and for removing what the
- * kubelet left behind at teardown.
+ * state and sockets under the node's folder, the CRI plugin with a pause image built here, the CNI
+ * bridge network and the node's registry (its hosts folder, which trusts the registry's CA), and `ctr`
+ * for importing the node's own images and for removing what the kubelet left behind at teardown.
  *
  * @module
  */
@@ -36,7 +36,7 @@ export function containerdPaths(nodeDir: string): ContainerdPaths {
  * network is the bridge plugin with host-local addresses, no masquerade (nothing may leave the machine)
  * and hairpin mode (a pod may reach itself through its Service).
  */
-function writeConfig(paths: ContainerdPaths, pauseImage: string): void {
+function writeConfig(paths: ContainerdPaths, pauseImage: string, registryHostsDir: string): void {
   const cniConf = join(paths.dir, 'cni', 'net.d');
   mkdirSync(cniConf, { recursive: true });
   writeFileSync(
@@ -96,6 +96,8 @@ state = ${q(join(paths.dir, 'state'))}
     bin_dir = ${q(CNI_BIN_DIR)}
     conf_dir = ${q(cniConf)}
     max_conf_num = 1
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = ${q(registryHostsDir)}
 `,
   );
 }
@@ -112,11 +114,12 @@ export function ctr(paths: ContainerdPaths, args: readonly string[]): string {
 export async function startContainerd(
   paths: ContainerdPaths,
   pauseImage: string,
+  registryHostsDir: string,
   detached: boolean,
   onStart: (pid: number) => void = () => undefined,
 ): Promise<number> {
   mkdirSync(paths.dir, { recursive: true });
-  writeConfig(paths, pauseImage);
+  writeConfig(paths, pauseImage, registryHostsDir);
   const pid = spawnLogged('containerd', ['--config', paths.config, '--log-level', 'warn'], paths.log, detached);
   onStart(pid);
   await waitFor('containerd', 30_000, pid, paths.log, () =>

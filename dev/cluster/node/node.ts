@@ -49,6 +49,7 @@ import {
 import { buildNodeImages } from '../images.ts';
 import { startKubelet } from './kubelet.ts';
 import { ARGOCD_PROCESSES, startArgoCd, type ArgoCd } from './argocd.ts';
+import { registryPrograms, startRegistry, type NodeRegistry } from './registry.ts';
 
 /** The node's programs, where hack/build-tools.sh puts them. */
 export interface NodeBinaries {
@@ -83,7 +84,7 @@ const CNI_PLUGINS = ['/usr/lib/cni/bridge', '/usr/lib/cni/host-local', '/usr/lib
 
 /** What the node needs and this machine lacks (programs, packages, root); empty when it can run. */
 export function missingForNode(): string[] {
-  const programs: readonly string[] = Object.values<string>({ ...nodeBinaries() });
+  const programs: readonly string[] = [...Object.values<string>({ ...nodeBinaries() }), ...Object.values(registryPrograms())];
   const missing = programs.filter((f) => !existsSync(f));
   for (const tool of TOOLS) if (spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0) missing.push(tool);
   missing.push(...CNI_PLUGINS.filter((f) => !existsSync(f)));
@@ -112,6 +113,8 @@ export interface NodeCluster {
   readonly kc: KubeConfig;
   /** Argo CD, when it was asked for. */
   readonly argocd?: ArgoCd;
+  /** The node's image registry, which containerd trusts (registry.ts). */
+  readonly registry: NodeRegistry;
   stop(): Promise<void>;
 }
 
@@ -227,9 +230,12 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
       }),
     );
 
+    log('starting the image registry (TLS, htpasswd)');
+    const registry = await startRegistry(dir, detached, (pid) => started('registry', pid));
+
     log('building the node images (cached) and starting containerd');
     const images = await buildNodeImages(join(cacheRoot(), 'node-images'), { pause: bins.pause, coredns: bins.coredns });
-    await startContainerd(paths, images.pause, detached, (pid) => started('containerd', pid));
+    await startContainerd(paths, images.pause, registry.hostsDir, detached, (pid) => started('containerd', pid));
     for (const archive of images.archives) importImage(paths, archive);
 
     log(`starting the kubelet (node ${NODE_NAME})`);
@@ -296,6 +302,7 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
     return {
       state: running,
       kc,
+      registry,
       ...(argocd === undefined ? {} : { argocd }),
       async stop() {
         if (stopped) return;
@@ -359,6 +366,7 @@ export async function stopNodeCluster(state: NodeClusterState, log: (line: strin
   await stopProcess(state.pids['kubelet'], state.dir);
   if (isNodeProcess(state.pids['containerd'], state.dir)) removeAllContainers(containerdPaths(state.dir));
   await stopProcess(state.pids['containerd'], state.dir);
+  await stopProcess(state.pids['registry'], state.dir);
   // A safety net for what containerd could not stop: its shims, and any container process (every one
   // runs in a kubepods cgroup, which the kubelet made).
   for (const pid of shimProcesses(state.containerdSocket)) killGroup(Number(pid), 'SIGKILL');
