@@ -13,6 +13,7 @@ import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { listSome, quoteSome } from './helpers.ts';
+import { registryOf } from './image-reference.ts';
 
 const CODES = {
   API001,
@@ -143,13 +144,25 @@ function judgeOverflow(emit: EmitFor<typeof CODES>, overflow: PullSecretOverflow
   );
 }
 
+/**
+ * The pull secrets the kubelet hands to the pulls of `pod`: those of its spec (admission has already
+ * added its ServiceAccount's there), or that it names none, for IP004 to say beside the failure.
+ */
+function pullSecretsSaid(pod: Pod): string {
+  const names = pod.imagePullSecrets ?? [];
+  if (names.length === 0) return 'the pod names no image pull secret, so the kubelet pulls without credentials';
+  return `the kubelet pulls with the pod's image pull secret${names.length === 1 ? '' : 's'} ${quoteSome(names, NAMED_BEYOND, MAX_QUOTED_NAME)}`;
+}
+
 /** IP004 for each container of `pod` waiting on its image, the first few one by one and the rest in one. */
 function judgeWaiting(emit: EmitFor<typeof CODES>, pod: Pod): Finding[] {
   const resource = `pod/${pod.namespace}/${pod.name}`;
   const pulling = (pod.waiting ?? []).filter((w) => PULL_FAILURE_REASONS.has(w.reason));
+  const secrets = pulling.length === 0 ? '' : pullSecretsSaid(pod);
   const findings = pulling.slice(0, MAX_WAITING_CONTAINERS_PER_POD).map((w) => {
     const said = w.message === '' ? 'no message' : goQuote(w.message);
-    return emit('IP004', resource, `container ${goQuote(w.container)} (image ${goQuote(w.image)}) is waiting in ${w.reason}: ${said}`);
+    const image = `image ${goQuote(w.image)} from registry ${goQuote(registryOf(w.image))}`;
+    return emit('IP004', resource, `container ${goQuote(w.container)} (${image}) is waiting in ${w.reason}: ${said}; ${secrets}`);
   });
   const rest = pulling.slice(MAX_WAITING_CONTAINERS_PER_POD);
   if (rest.length === 0) return findings;

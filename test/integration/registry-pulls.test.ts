@@ -3,6 +3,9 @@
 // a pull secret whose password is wrong, a secret that is missing, one of the wrong type and a correct
 // one. The kubelet's own status decides each case; the doctor's findings are compared with it.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
@@ -13,7 +16,10 @@ import { v2Status } from '../../dev/cluster/node/registry.ts';
 import { IMAGE_ARCHIVE, buildah, buildahOutput } from '../../dev/image/buildah.ts';
 import { PACKAGE } from '../../dev/package.ts';
 import { pollUntil } from '../../dev/poll.ts';
-import { HELM_MUST_RUN } from '../support/helm.ts';
+import { CHART_DIR, HELM_MUST_RUN, helmBinaries, runHelmAsync } from '../support/helm.ts';
+import { CACHE_BACKENDS, INSTALL_NAMESPACE, writeStatus } from '../../dev/cluster/manifests.ts';
+import { REMOTE_ENDPOINT, WORKLOAD_NAMESPACE, deploySampleInstall } from '../../dev/cluster/node/sample-install-pods.ts';
+import { healthyBackendStatus } from '../../dev/cluster/sample-install-local.ts';
 import { ensureImage } from '../support/image/build.ts';
 import { runBundle } from '../support/bundle.ts';
 import type { JsonReport } from '../support/json-report.ts';
@@ -24,6 +30,7 @@ if (missing.length > 0 && HELM_MUST_RUN)
 const skipReason = missing.length > 0 ? ` (skipped: missing ${missing.join(', ')}; see README "A real node")` : '';
 
 const NAMESPACE = 'pulls';
+const HELM4 = helmBinaries().find((h) => h.name === 'Helm 4') ?? { name: 'Helm 4', bin: '', missing: 'Helm 4 is not known' };
 const ENGINE = { app: 'engine' };
 
 /** A `kubernetes.io/dockerconfigjson` document for `host` with `user`:`password`. */
@@ -35,7 +42,10 @@ function dockerConfig(host: string, user: string, password: string): string {
 describe.skipIf(missing.length > 0)(`pulls from the node's registry, judged by the doctor${skipReason}`, () => {
   let cluster: NodeCluster;
   let image = '';
+  let digest = '';
   let report: JsonReport;
+  const scratch = mkdtempSync(join(tmpdir(), 'icd-registry-'));
+  const digestFile = join(scratch, 'digest');
   const core = () => cluster.kc.makeApiClient(CoreV1Api);
   const pod = (name: string): Promise<V1Pod> => core().readNamespacedPod({ namespace: NAMESPACE, name });
   const waiting = async (name: string) => (await pod(name)).status?.containerStatuses?.[0]?.state?.waiting;
@@ -45,18 +55,15 @@ describe.skipIf(missing.length > 0)(`pulls from the node's registry, judged by t
     ensureImage();
     cluster = await startNodeCluster({ log: (l) => console.info(`[registry] ${l}`) });
     const { registry } = cluster;
-    image = `${registry.host}/inferencecache-doctor:${PACKAGE.version}`;
+    // The engine pods pull one tag, the chart's doctor pod the other by digest, so each pull is a real one.
+    image = `${registry.host}/inferencecache-doctor:${PACKAGE.version}-pulls`;
     const id = buildahOutput(['pull', '--quiet', `oci-archive:${IMAGE_ARCHIVE}`]);
-    buildah([
-      'push',
-      '--quiet',
-      '--cert-dir',
-      registry.certDir,
-      '--creds',
-      `${registry.user}:${registry.password}`,
-      id,
-      `docker://${image}`,
-    ]);
+    const creds = `${registry.user}:${registry.password}`;
+    const push = (ref: string) =>
+      buildah(['push', '--quiet', '--cert-dir', registry.certDir, '--creds', creds, '--digestfile', digestFile, id, `docker://${ref}`]);
+    push(image);
+    push(`${registry.host}/inferencecache-doctor:${PACKAGE.version}`);
+    digest = readFileSync(digestFile, 'utf8').trim();
 
     await installCrds(cluster.kc);
     await createNamespace(cluster.kc, NAMESPACE);
@@ -104,6 +111,7 @@ describe.skipIf(missing.length > 0)(`pulls from the node's registry, judged by t
   }, 900_000);
 
   afterAll(async () => {
+    rmSync(scratch, { recursive: true, force: true });
     if (cluster === undefined) return;
     const state = cluster.state;
     await cluster.stop();
@@ -134,18 +142,97 @@ describe.skipIf(missing.length > 0)(`pulls from the node's registry, judged by t
   });
 
   it.each([
-    ['with-wrong-password', 'secret/pulls/wrong-password', 'IP006'],
-    ['with-missing', 'secret/pulls/absent', 'IP001'],
-    ['with-opaque', 'secret/pulls/opaque', 'IP002'],
+    ['with-wrong-password', 'wrong-password', 'IP006'],
+    ['with-missing', 'absent', 'IP001'],
+    ['with-opaque', 'opaque', 'IP002'],
   ])(
     '%s: the kubelet backs off, and the doctor names the pod, the image with its registry, and the secret (%s, %s)',
     async (name, secret, secretCode) => {
       const kubelet = await waiting(name);
       expect(kubelet?.reason).toBe('ImagePullBackOff');
       const ip004 = report.findings.find((f) => f.code === 'IP004' && f.resource === `pod/pulls/${name}`);
-      expect(ip004?.message).toContain(`(image "${image}") is waiting in ImagePullBackOff`);
+      // One finding names the pod (its resource), the image and its registry, and the secret pulled with.
+      expect(ip004?.message).toContain(`(image "${image}" from registry "${cluster.registry.host}") is waiting in ImagePullBackOff`);
+      expect(ip004?.message).toMatch(new RegExp(`the kubelet pulls with the pod's image pull secret "${secret}"$`));
       expect(ip004?.message).toContain(JSON.stringify(kubelet?.message ?? '').slice(1, 40));
-      expect(report.findings.find((f) => f.resource === secret)?.code).toBe(secretCode);
+      expect(report.findings.find((f) => f.resource === `secret/pulls/${secret}`)?.code).toBe(secretCode);
+    },
+  );
+
+  describe.skipIf(HELM4.missing !== '' && !HELM_MUST_RUN)(
+    'the chart from the registry (oci://), its image pinned by digest and pulled with a pull secret',
+    () => {
+      const helm = (args: readonly string[]) => runHelmAsync(HELM4, args, 600_000);
+      const onCluster = () => ['--kubeconfig', cluster.state.controlPlane.kubeconfigPath, '--namespace', INSTALL_NAMESPACE];
+      let tested: { code: number | null; stdout: string; stderr: string };
+
+      beforeAll(async () => {
+        const { registry } = cluster;
+        await deploySampleInstall(cluster.kc);
+        const packaged = await helm(['package', CHART_DIR, '--destination', scratch]);
+        expect(packaged.code, packaged.stderr).toBe(0);
+        const login = await helm([
+          'registry',
+          'login',
+          registry.host,
+          '--username',
+          registry.user,
+          '--password',
+          registry.password,
+          '--ca-file',
+          registry.caFile,
+        ]);
+        expect(login.code, login.stderr).toBe(0);
+        const pushed = await helm([
+          'push',
+          join(scratch, `inferencecache-doctor-${PACKAGE.version}.tgz`),
+          `oci://${registry.host}/charts`,
+          '--ca-file',
+          registry.caFile,
+        ]);
+        expect(pushed.code, pushed.stderr).toBe(0);
+        await core().createNamespacedSecret({
+          namespace: INSTALL_NAMESPACE,
+          body: {
+            metadata: { name: 'registry-creds' },
+            type: 'kubernetes.io/dockerconfigjson',
+            data: { '.dockerconfigjson': dockerConfig(registry.host, registry.user, registry.password) },
+          },
+        });
+        const installed = await helm([
+          'install',
+          'doctor',
+          `oci://${registry.host}/charts/inferencecache-doctor`,
+          '--version',
+          PACKAGE.version,
+          '--ca-file',
+          registry.caFile,
+          ...onCluster(),
+          '--set',
+          `image.repository=${registry.host}/inferencecache-doctor`,
+          '--set',
+          `image.digest=${digest}`,
+          '--set',
+          'imagePullSecrets[0].name=registry-creds',
+        ]);
+        expect(installed.code, installed.stderr).toBe(0);
+        await writeStatus(
+          cluster.kc,
+          { ...CACHE_BACKENDS, namespace: WORKLOAD_NAMESPACE, name: 'chat' },
+          healthyBackendStatus(REMOTE_ENDPOINT),
+        );
+        tested = await helm(['test', 'doctor', '--logs', '--timeout', '5m', ...onCluster()]);
+      }, 600_000);
+
+      it('installs from oci:// and passes helm test, the doctor pod pulled from the registry by digest with the pull secret', async () => {
+        expect(tested.code, `${tested.stdout}${tested.stderr}`).toBe(0);
+        const doctor = await core().readNamespacedPod({ namespace: INSTALL_NAMESPACE, name: 'doctor-inferencecache-doctor' });
+        expect(doctor.spec?.containers[0]?.image).toBe(`${cluster.registry.host}/inferencecache-doctor@${digest}`);
+        expect(doctor.spec?.containers[0]?.imagePullPolicy).toBe('IfNotPresent');
+        expect(doctor.spec?.imagePullSecrets).toEqual([{ name: 'registry-creds' }]);
+        expect(doctor.status?.containerStatuses?.[0]?.imageID).toContain(digest);
+        expect(doctor.status?.phase).toBe('Succeeded');
+      });
     },
   );
 });

@@ -121,8 +121,40 @@ export const imagePullCases: readonly Case[] = [
       ]),
     }),
     expected: [
-      ['IP004', 'pod/ns1/p', ['"engine"', 'registry.test/engine:v1', 'ImagePullBackOff', 'Back-off pulling image']],
+      [
+        'IP004',
+        'pod/ns1/p',
+        [
+          '"engine"',
+          'registry.test/engine:v1',
+          'from registry "registry.test"',
+          'ImagePullBackOff',
+          'Back-off pulling image',
+          'names no image pull secret',
+        ],
+      ],
       ['IP004', 'pod/ns1/p', ['"init"', 'ErrImagePull', 'authentication required']],
+    ],
+  },
+  {
+    name: 'IP004 names the pull secrets the kubelet pulled with, and the registry of the image (Docker Hub when none is written)',
+    input: live({
+      pods: ok([
+        puller('p', ['regcred', 'backup'], {
+          waiting: [{ container: 'engine', image: 'vllm/vllm:v1', reason: 'ErrImagePull', message: '401 Unauthorized' }],
+        }),
+      ]),
+      pullSecrets: secrets({ regcred: VALID_DOCKERCONFIGJSON, backup: VALID_DOCKERCONFIGJSON }),
+    }),
+    expected: [
+      ['IP006', 'secret/ns1/regcred', []],
+      ['IP006', 'secret/ns1/backup', []],
+      [
+        'IP004',
+        'pod/ns1/p',
+        ['from registry "docker.io"', 'the kubelet pulls with the pod\'s image pull secrets "regcred", "backup"'],
+        ['names no'],
+      ],
     ],
   },
   {
