@@ -13,8 +13,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { NODE_NAME, POD_CIDR, SERVICE_CIDR } from './node/addresses.ts';
 import { nodeLeftovers, startNodeCluster, stopNodeCluster, type NodeClusterState } from './node/node.ts';
-import { DOCTOR_IMAGE_VALUES } from './images.ts';
+import { doctorChartArgs, doctorImageValues, pullSecret, registryLoginArgs } from './node/registry.ts';
 import { WORKLOAD_NAMESPACE, deploySampleInstall } from './node/sample-install-pods.ts';
+import { INSTALL_NAMESPACE, applyObjects } from './manifests.ts';
 import { controlPlaneState, isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
 
 /** The state file of `up --node` also has what taking the node down needs. */
@@ -58,20 +59,29 @@ async function up(args: string[]): Promise<void> {
     const state = record(cluster.state);
     log('deploying the sample install as pods');
     await deploySampleInstall(cluster.kc);
+    await applyObjects(cluster.kc, [pullSecret(cluster.registry, INSTALL_NAMESPACE)]);
     log(
       `up: ${state.server}; node ${NODE_NAME} Ready; pods ${POD_CIDR}, Services ${SERVICE_CIDR}; sample workload in ${WORKLOAD_NAMESPACE}`,
     );
-    log('try: IMAGE_BASES=local npm run image (once), then');
-    log(
-      `  helm install doctor chart -n inference-cache-system ${DOCTOR_IMAGE_VALUES.map((v) => `--set ${v}`).join(' ')} && helm test doctor -n inference-cache-system --logs`,
-    );
     const { registry } = cluster;
+    log('try: the chart and the doctor image are in the node registry (pulled with the pull secret registry-creds):');
+    log(
+      `  helm ${registryLoginArgs(registry).join(' ')} && helm install doctor ${doctorChartArgs(registry).join(' ')} -n ${INSTALL_NAMESPACE} ${doctorImageValues(
+        registry,
+      )
+        .map((v) => `--set ${v}`)
+        .join(' ')} && helm test doctor -n ${INSTALL_NAMESPACE} --logs`,
+    );
     log(
       `image registry: https://${registry.host} (user ${registry.user}, password ${registry.password}, CA ${registry.caFile}; containerd trusts it)`,
     );
     if (cluster.argocd !== undefined)
       log(`Argo CD: namespace argocd; the chart ${cluster.argocd.chartVersion} in the Helm repository ${cluster.argocd.helmRepoUrl}`);
     log(`logs: ${cluster.state.dir}/*.log, ${cluster.state.dir}/argocd/*.log and ${state.dir}`);
+    // The registry's coordinates for the README's commands, then KUBECONFIG last (what scripts take).
+    console.log(
+      `export ICD_REGISTRY=${registry.host} ICD_REGISTRY_CA=${registry.caFile} ICD_REGISTRY_USER=${registry.user} ICD_REGISTRY_PASSWORD=${registry.password}`,
+    );
     console.log(`export KUBECONFIG=${state.kubeconfigPath}`);
     return;
   }

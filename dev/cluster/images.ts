@@ -8,15 +8,15 @@
  * - coredns: the cluster DNS (hack/ builds it with only the plugins it needs);
  * - reference-server: the reference cache-plane server, bundled with esbuild, on the doctor image (the
  *   same Node runtime, user 65532);
- * - the doctor: `dist/inferencecache-doctor.oci.tar` from `npm run image`, as it is.
+ * The doctor's own image (`dist/inferencecache-doctor.oci.tar` from `npm run image`) is not imported: it
+ * is pushed to the node's registry and pulled from there, with a pull secret (node/registry.ts).
  *
  * @module
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { IMAGE_ARCHIVE, IMAGE_NAME, buildah, buildahOutput } from '../image/buildah.ts';
-import { PACKAGE } from '../package.ts';
+import { IMAGE_ARCHIVE, buildah, buildahOutput } from '../image/buildah.ts';
 import { PROJECT_ROOT } from '../paths.ts';
 
 /** The archives to import and the references pods use. */
@@ -31,16 +31,7 @@ export const IMAGES = {
   engine: 'docker.io/library/engine:test',
   coredns: 'localhost/inferencecache-test/coredns:test',
   referenceServer: 'localhost/inferencecache-test/reference-server:test',
-  /** Where `npm run image` puts the doctor's image (dev/image/buildah.ts), tagged with the project's version. */
-  doctorRepository: IMAGE_NAME,
 } as const;
-
-/** The chart values that run the doctor image `npm run image` built, imported into the node's containerd. */
-export const DOCTOR_IMAGE_VALUES = [
-  `image.repository=${IMAGES.doctorRepository}`,
-  `image.tag=${PACKAGE.version}`,
-  'image.pullPolicy=Never',
-] as const;
 
 /** The reference server's bundle inside its image. */
 export const REFERENCE_SERVER_ENTRY = '/reference-server.mjs';
@@ -134,6 +125,6 @@ export async function buildNodeImages(cacheDir: string, bins: { pause: string; c
   renameSync(fresh, bundle);
   return {
     pause: IMAGES.pause,
-    archives: [archive('pause'), archive('engine'), archive('coredns'), archive('reference-server'), IMAGE_ARCHIVE],
+    archives: [archive('pause'), archive('engine'), archive('coredns'), archive('reference-server')],
   };
 }

@@ -197,7 +197,7 @@ function exactJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? rawJSON(v.toString()) : v), 2);
 }
 
-/** The stream: a comment, then one typed list per Kind (YAML), or one `List` of them (JSON). */
+/** The stream: a comment, then per Kind an empty typed list and its objects (YAML), or one `List` of typed lists (JSON). */
 function render(
   output: DumpOptions['output'],
   headline: string,
@@ -213,7 +213,11 @@ function render(
     return `${exactJson({ $comment: [headline, ...notes].join(' | '), apiVersion: 'v1', kind: 'List', metadata: {}, items: lists })}\n`;
   }
   const comment = [headline, ...notes].map((line) => `# ${line.replace(/[\r\n]+/g, ' ')}\n`).join('');
-  return `${comment}${lists.map((list) => `---\n${stringify(list, { lineWidth: 0 })}`).join('')}`;
+  // In YAML each Kind is an empty typed list (the Kind was read) followed by its objects one document
+  // each, so that a reader parses one object at a time (see MAX_YAML_DOCUMENT_CHARS).
+  const doc = (value: unknown) => `---\n${stringify(value, { lineWidth: 0 })}`;
+  const documents = lists.flatMap(({ items, ...list }) => [doc({ ...list, items: [] }), ...(items as unknown[]).map(doc)]);
+  return `${comment}${documents.join('')}`;
 }
 
 /** Takes a dump of the cluster the kubeconfig names. */

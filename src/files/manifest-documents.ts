@@ -142,20 +142,52 @@ function parseJsonDocument(text: string, name: string): { doc: unknown; takenAt?
   return takenAt === undefined ? { doc } : { doc, takenAt };
 }
 
+/**
+ * The most characters one YAML document may hold. Parsing YAML builds a syntax tree of about a hundred
+ * times the text before any object exists (1.7 GB for a 15 MiB `kubectl get pods -o yaml` measured
+ * here), so only documents are parsed whole, and none larger than this: a Kubernetes object is at
+ * most 1.5 MiB (etcd's limit), and a larger List reads as JSON at a fraction of the cost.
+ */
+export const MAX_YAML_DOCUMENT_CHARS = 2 * 1024 * 1024;
+
+/** Where a YAML document begins: `---` at the start of a line, alone or before a space (YAML 1.2). */
+const DOCUMENT_START = /^---(?=[ \t\r]|$)/gm;
+
+/**
+ * The text cut before each `---` line: one document each (the text before the first marker is a
+ * document too). A `---` at the start of a line always starts a document, even inside what would
+ * otherwise be a block scalar, so the cut never splits one.
+ */
+function* yamlPieces(text: string): Generator<{ piece: string; at: number }> {
+  let from = 0;
+  for (const m of text.matchAll(DOCUMENT_START)) {
+    if (m.index > from) yield { piece: text.slice(from, m.index), at: from };
+    from = m.index;
+  }
+  if (from < text.length) yield { piece: text.slice(from), at: from };
+}
+
 /** Each YAML document of the text in turn, parsed one at a time so that only one is ever whole in memory. */
 function* yamlDocuments(text: string, name: string): Generator<{ doc: unknown; where: string }> {
-  const composer = new Composer({ merge: true, intAsBigInt: true, uniqueKeys: true });
   let n = 0;
   try {
-    for (const document of composer.compose(new Parser().parse(text))) {
-      n++;
-      const where = `${name}, document ${n}`;
-      const [error] = document.errors;
-      if (error !== undefined) {
-        const why = /call stack/i.test(error.message) ? 'it nests too deeply' : (error.message.split('\n')[0] ?? '');
-        throw new InputError(`${where} is not valid YAML: ${why}`);
+    for (const { piece, at } of yamlPieces(text)) {
+      if (piece.length > MAX_YAML_DOCUMENT_CHARS) {
+        const line = text.slice(0, at).split('\n').length;
+        throw new InputError(
+          `${name}: the YAML document at line ${line} holds ${piece.length} characters, more than the ${MAX_YAML_DOCUMENT_CHARS} the doctor parses in one YAML document (give a large List as JSON, e.g. kubectl get -o json, or one object per document, as inferencecache dump writes)`,
+        );
       }
-      yield { doc: document.toJS({ maxAliasCount: 100 }), where };
+      for (const document of new Composer({ merge: true, intAsBigInt: true, uniqueKeys: true }).compose(new Parser().parse(piece))) {
+        n++;
+        const where = `${name}, document ${n}`;
+        const [error] = document.errors;
+        if (error !== undefined) {
+          const why = /call stack/i.test(error.message) ? 'it nests too deeply' : (error.message.split('\n')[0] ?? '');
+          throw new InputError(`${where} is not valid YAML: ${why}`);
+        }
+        yield { doc: document.toJS({ maxAliasCount: 100 }), where };
+      }
     }
   } catch (err) {
     if (err instanceof InputError) throw err;

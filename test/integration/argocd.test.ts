@@ -5,10 +5,10 @@ import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { createBackend, reconciledBackendStatus } from '../../dev/cluster/objects.ts';
-import { CACHE_BACKENDS, INSTALL_NAMESPACE, createNamespace, writeStatus } from '../../dev/cluster/manifests.ts';
+import { CACHE_BACKENDS, INSTALL_NAMESPACE, applyObjects, createNamespace, writeStatus } from '../../dev/cluster/manifests.ts';
 import { ARGOCD_NAMESPACE, CHART_NAME, missingForArgoCd } from '../../dev/cluster/node/argocd.ts';
 import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../../dev/cluster/node/node.ts';
-import { IMAGES } from '../../dev/cluster/images.ts';
+import { PULL_SECRET_NAME, pullSecret } from '../../dev/cluster/node/registry.ts';
 import { REMOTE_ENDPOINT, WORKLOAD_NAMESPACE, deploySampleInstall, setServerHealth } from '../../dev/cluster/node/sample-install-pods.ts';
 import { healthyBackendStatus } from '../../dev/cluster/sample-install-local.ts';
 import { PACKAGE } from '../../dev/package.ts';
@@ -45,10 +45,14 @@ interface ApplicationStatus {
   };
 }
 
-/** The chart's values for an Application: the doctor image built here, the PostSync hook on. */
+/** The node's registry, where the doctor image built here is pushed (set once the cluster runs). */
+let registryHost = '';
+
+/** The chart's values for an Application: the doctor image from the node's registry with its pull secret, the PostSync hook on. */
 function chartValues(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
-    image: { repository: IMAGES.doctorRepository, tag: PACKAGE.version, pullPolicy: 'Never' },
+    image: { repository: `${registryHost}/inferencecache-doctor`, tag: PACKAGE.version },
+    imagePullSecrets: [{ name: PULL_SECRET_NAME }],
     hooks: { helmTest: true, argoCDPostSync: true },
     ...extra,
   };
@@ -119,7 +123,9 @@ describe.skipIf(skip)(`Argo CD v3.6.2 syncs the chart and runs the PostSync doct
     requireBundle();
     ensureImage();
     cluster = await startNodeCluster({ argocd: true, log: (l) => console.info(`[node] ${l}`) });
+    registryHost = cluster.registry.host;
     await deploySampleInstall(cluster.kc);
+    await applyObjects(cluster.kc, [pullSecret(cluster.registry, INSTALL_NAMESPACE)]);
   }, 900_000);
   afterAll(async () => {
     await cluster?.stop();

@@ -10,11 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { isAlive } from '../../dev/cluster/controlplane.ts';
 import { PROJECT_ROOT } from '../../dev/paths.ts';
-import { CHART_DIR, HELM_MUST_RUN, helmBinaries, runHelm, type HelmBinary } from '../support/helm.ts';
+import { HELM_MUST_RUN, helmBinaries, runHelm, type HelmBinary } from '../support/helm.ts';
 import { ensureImage } from '../support/image/build.ts';
 import { NODE_NAME } from '../../dev/cluster/node/addresses.ts';
 import { missingForNode, nodeBinaries, type NodeClusterState } from '../../dev/cluster/node/node.ts';
-import { DOCTOR_IMAGE_VALUES } from '../../dev/cluster/images.ts';
+import { doctorChartArgs, doctorImageValues, registryLoginArgs, type NodeRegistry } from '../../dev/cluster/node/registry.ts';
 
 const helm4 = helmBinaries().find((h) => h.name === 'Helm 4');
 const missing = [...missingForNode(), ...(helm4 === undefined ? ['Helm 4'] : helm4.missing === '' ? [] : [helm4.missing])];
@@ -47,7 +47,16 @@ describe.skipIf(skip)(`cluster:up --node, by hand${skipReason}`, () => {
       expect(nodes.stdout).toMatch(new RegExp(`^${NODE_NAME}\\s+Ready\\s+<none>\\s+\\S+\\s+v1\\.35\\.4$`, 'm'));
       const helm = (...args: string[]) =>
         runHelm(helm4 as HelmBinary, [...args, '--kubeconfig', kubeconfig, '-n', 'inference-cache-system']);
-      const installed = helm('install', 'doctor', CHART_DIR, ...DOCTOR_IMAGE_VALUES.flatMap((v) => ['--set', v]));
+      // As cluster:up says: log in to the node's registry, install the chart from it; the kubelet pulls the image with the pull secret cluster:up made.
+      const registry = state.node.registry as NodeRegistry;
+      const login = runHelm(helm4 as HelmBinary, registryLoginArgs(registry));
+      expect(login.code, login.stderr).toBe(0);
+      const installed = helm(
+        'install',
+        'doctor',
+        ...doctorChartArgs(registry),
+        ...doctorImageValues(registry).flatMap((v) => ['--set', v]),
+      );
       expect(installed.code, installed.stderr).toBe(0);
       const tested = helm('test', 'doctor', '--logs');
       expect(tested.code, `${tested.stdout}\n${tested.stderr}`).toBe(0);

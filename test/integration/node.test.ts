@@ -13,11 +13,19 @@ import { requireBundle } from '../../dev/bundle.ts';
 import { ago, condition, createBackend, reconciledBackendStatus } from '../../dev/cluster/objects.ts';
 import { type JsonReport } from '../support/json-report.ts';
 import { CACHE_BACKENDS, INSTALL_NAMESPACE, applyObjects, createNamespace, writeStatus } from '../../dev/cluster/manifests.ts';
-import { CHART_DIR, HELM_MUST_RUN, helmBinaries, reportIn, runHelmAsync, type HelmBinary } from '../support/helm.ts';
+import { HELM_MUST_RUN, helmBinaries, reportIn, runHelmAsync, type HelmBinary } from '../support/helm.ts';
 import { ensureImage } from '../support/image/build.ts';
 import { BRIDGE, DNS_SERVICE_IP, GUARD_CHAIN, NODE_NAME, POD_CIDR, SERVICE_CIDR } from '../../dev/cluster/node/addresses.ts';
 import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../../dev/cluster/node/node.ts';
-import { DOCTOR_IMAGE_VALUES, IMAGES } from '../../dev/cluster/images.ts';
+import { IMAGES } from '../../dev/cluster/images.ts';
+import {
+  PULL_SECRET_NAME,
+  doctorChartArgs,
+  doctorImageValues,
+  doctorRepository,
+  pullSecret,
+  registryLoginArgs,
+} from '../../dev/cluster/node/registry.ts';
 import { PACKAGE } from '../../dev/package.ts';
 import { pollUntil } from '../../dev/poll.ts';
 import { PROBE_BUDGET_MS } from '../../src/doctor/probe-plan.ts';
@@ -80,6 +88,12 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
     ensureImage();
     cluster = await startNodeCluster({ log: (l) => console.info(`[node] ${l}`) });
     await deploySampleInstall(cluster.kc);
+    // The chart comes from the registry (oci://) and its pods pull the doctor image from there with a pull secret.
+    await applyObjects(cluster.kc, [pullSecret(cluster.registry, INSTALL_NAMESPACE)]);
+    for (const { helm } of HELMS) {
+      const login = await runHelmAsync(helm, registryLoginArgs(cluster.registry));
+      expect(login.code, login.stderr).toBe(0);
+    }
     // A Service selecting the controller's labels: the doctor pod carries them, so the EndpointSlice
     // controller lists it, and must list it not ready.
     await applyObjects(cluster.kc, [
@@ -178,9 +192,9 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
         'upgrade',
         '--install',
         release,
-        CHART_DIR,
+        ...doctorChartArgs(cluster.registry),
         '--reset-values',
-        ...[...DOCTOR_IMAGE_VALUES, ...values].flatMap((v) => ['--set', v]),
+        ...[...doctorImageValues(cluster.registry), ...values].flatMap((v) => ['--set', v]),
       ]);
     const helmTest = async () => {
       await refreshBackend();
@@ -233,7 +247,8 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
       expect(sv003?.resource).toBe('inference-cache-server.inference-cache-system.svc:9090');
       const done = await pod(podName);
       expect(done.spec?.nodeName).toBe(NODE_NAME);
-      expect(done.spec?.containers[0]?.image).toBe(`${IMAGES.doctorRepository}:${PACKAGE.version}`);
+      expect(done.spec?.containers[0]?.image).toBe(`${doctorRepository(cluster.registry)}:${PACKAGE.version}`);
+      expect(done.spec?.imagePullSecrets).toEqual([{ name: PULL_SECRET_NAME }]);
       expect(done.status?.containerStatuses?.[0]?.imageID).toMatch(/sha256:/);
       expect(inCidr(done.status?.podIP ?? '', POD_CIDR)).toBe(true);
       // The kubelet wrote the termination message from the file the doctor wrote.

@@ -27,7 +27,7 @@ import {
   type ControlPlaneState,
 } from '../controlplane.ts';
 import { applyObjects } from '../manifests.ts';
-import { cacheRoot } from '../../paths.ts';
+import { PROJECT_ROOT, cacheRoot } from '../../paths.ts';
 import { pollUntil } from '../../poll.ts';
 import { createServingPki } from '../pki/serving-pki.ts';
 import { kubeletApiServerArgs } from './kubelet.ts';
@@ -49,7 +49,7 @@ import {
 import { buildNodeImages } from '../images.ts';
 import { startKubelet } from './kubelet.ts';
 import { ARGOCD_PROCESSES, startArgoCd, type ArgoCd } from './argocd.ts';
-import { registryPrograms, startRegistry, type NodeRegistry } from './registry.ts';
+import { publishChart, publishDoctorImage, registryPrograms, startRegistry, type NodeRegistry } from './registry.ts';
 
 /** The node's programs, where hack/build-tools.sh puts them. */
 export interface NodeBinaries {
@@ -78,13 +78,22 @@ export function nodeBinaries(): NodeBinaries {
   };
 }
 
+/** Helm 4 as hack/build-tools.sh builds it: it pushes the chart to the node's registry. */
+function helm4Binary(): string {
+  return join(cacheRoot(), 'bin', `helm-${readPinnedVersions()['HELM4_VERSION'] ?? 'unknown'}`, 'helm');
+}
+
 /** Debian packages the node needs (what .ci/run installs). */
 const TOOLS = ['containerd', 'ctr', 'runc', 'iptables', 'iptables-save', 'iptables-restore', 'ipset', 'nft', 'ip', 'buildah'];
 const CNI_PLUGINS = ['/usr/lib/cni/bridge', '/usr/lib/cni/host-local', '/usr/lib/cni/loopback'];
 
 /** What the node needs and this machine lacks (programs, packages, root); empty when it can run. */
 export function missingForNode(): string[] {
-  const programs: readonly string[] = [...Object.values<string>({ ...nodeBinaries() }), ...Object.values(registryPrograms())];
+  const programs: readonly string[] = [
+    ...Object.values<string>({ ...nodeBinaries() }),
+    ...Object.values(registryPrograms()),
+    helm4Binary(),
+  ];
   const missing = programs.filter((f) => !existsSync(f));
   for (const tool of TOOLS) if (spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0) missing.push(tool);
   missing.push(...CNI_PLUGINS.filter((f) => !existsSync(f)));
@@ -105,6 +114,8 @@ export interface NodeClusterState {
   readonly containerdSocket: string;
   /** The binaries of kube-proxy and kube-router, for their cleanup modes. */
   readonly bins: NodeBinaries;
+  /** The node's image registry once it runs: where `cluster:up` users push and pull (registry.ts). */
+  readonly registry?: NodeRegistry;
 }
 
 /** A running cluster with a real node. */
@@ -178,9 +189,11 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
   const pids: Record<string, number> = {};
   const paths = containerdPaths(dir);
   let controlPlane: ControlPlaneState | undefined;
+  let registry: NodeRegistry | undefined;
   const state = (): NodeClusterState => {
     if (controlPlane === undefined) throw new Error('no control plane');
-    return { controlPlane, dir, network, cgroupsBefore, hostPathsBefore, pids, containerdSocket: paths.socket, bins };
+    const base = { controlPlane, dir, network, cgroupsBefore, hostPathsBefore, pids, containerdSocket: paths.socket, bins };
+    return registry === undefined ? base : { ...base, registry };
   };
   try {
     log(`host network: ${NODE_IP} on the node's interface, pods in ${POD_CIDR}, Services in ${SERVICE_CIDR}`);
@@ -231,12 +244,17 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
     );
 
     log('starting the image registry (TLS, htpasswd)');
-    const registry = await startRegistry(dir, detached, (pid) => started('registry', pid));
+    const nodeRegistry = await startRegistry(dir, detached, (pid) => started('registry', pid));
+    registry = nodeRegistry;
+    opts.onState?.(state());
 
     log('building the node images (cached) and starting containerd');
     const images = await buildNodeImages(join(cacheRoot(), 'node-images'), { pause: bins.pause, coredns: bins.coredns });
-    await startContainerd(paths, images.pause, registry.hostsDir, detached, (pid) => started('containerd', pid));
+    await startContainerd(paths, images.pause, nodeRegistry.hostsDir, detached, (pid) => started('containerd', pid));
     for (const archive of images.archives) importImage(paths, archive);
+    log('pushing the doctor image and the chart to the registry (the node pulls them from there)');
+    publishDoctorImage(nodeRegistry);
+    publishChart(nodeRegistry, helm4Binary(), join(PROJECT_ROOT, 'chart'), dir);
 
     log(`starting the kubelet (node ${NODE_NAME})`);
     const kubelet = started(
@@ -302,7 +320,7 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
     return {
       state: running,
       kc,
-      registry,
+      registry: nodeRegistry,
       ...(argocd === undefined ? {} : { argocd }),
       async stop() {
         if (stopped) return;

@@ -14,6 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
+import { IMAGE_ARCHIVE, buildah, buildahOutput } from '../../image/buildah.ts';
+import { PACKAGE } from '../../package.ts';
 import { cacheRoot } from '../../paths.ts';
 import { freePorts, readPinnedVersions, spawnLogged, waitFor } from '../controlplane.ts';
 import { createCa, signedCert } from '../pki/openssl.ts';
@@ -125,4 +127,79 @@ export async function startRegistry(nodeDir: string, detached: boolean, onStart:
   const hostsDir = join(dir, 'containerd-hosts');
   writeHosts(hostsDir, host, caFile);
   return { host, caFile, certDir, user, password, hostsDir, pid };
+}
+
+/** The pull secret the tests and `cluster:up` give the doctor's pods: the registry's credentials. */
+export const PULL_SECRET_NAME = 'registry-creds';
+
+/** The doctor's repository in the registry. */
+export function doctorRepository(registry: Pick<NodeRegistry, 'host'>): string {
+  return `${registry.host}/inferencecache-doctor`;
+}
+
+/**
+ * Pushes the image `npm run image` wrote (`dist/inferencecache-doctor.oci.tar`) to the registry, tagged
+ * with the project's version, as a release pushes it: the node pulls it from there, with a pull secret.
+ */
+export function publishDoctorImage(registry: NodeRegistry): void {
+  const id = buildahOutput(['pull', '--quiet', `oci-archive:${IMAGE_ARCHIVE}`]);
+  const creds = `${registry.user}:${registry.password}`;
+  buildah([
+    'push',
+    '--quiet',
+    '--cert-dir',
+    registry.certDir,
+    '--creds',
+    creds,
+    id,
+    `docker://${doctorRepository(registry)}:${PACKAGE.version}`,
+  ]);
+}
+
+/** A `kubernetes.io/dockerconfigjson` Secret holding the registry's credentials, for `namespace`. */
+export function pullSecret(registry: NodeRegistry, namespace: string) {
+  const auth = Buffer.from(`${registry.user}:${registry.password}`).toString('base64');
+  const config = { auths: { [registry.host]: { username: registry.user, password: registry.password, auth } } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: PULL_SECRET_NAME, namespace },
+    type: 'kubernetes.io/dockerconfigjson',
+    data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
+  };
+}
+
+/** The chart values that run the doctor image from the registry: pulled (the default policy) with the pull secret. */
+export function doctorImageValues(registry: Pick<NodeRegistry, 'host'>): string[] {
+  return [`image.repository=${doctorRepository(registry)}`, `image.tag=${PACKAGE.version}`, `imagePullSecrets[0].name=${PULL_SECRET_NAME}`];
+}
+
+/** The chart's reference in the registry and the flags that reach it: what `helm install` takes instead of a folder. */
+export function doctorChartArgs(registry: Pick<NodeRegistry, 'host' | 'caFile'>): string[] {
+  return [`oci://${registry.host}/charts/inferencecache-doctor`, '--version', PACKAGE.version, '--ca-file', registry.caFile];
+}
+
+/** `helm registry login` for the registry, in whatever Helm configuration `helm` runs with. */
+export function registryLoginArgs(registry: NodeRegistry): string[] {
+  return ['registry', 'login', registry.host, '--username', registry.user, '--password', registry.password, '--ca-file', registry.caFile];
+}
+
+/**
+ * Packages `chartDir` and pushes it to the registry as an OCI artifact, as a release does, with `helm`
+ * and a Helm configuration of its own under the registry's folder (the login lives there).
+ */
+export function publishChart(registry: NodeRegistry, helm: string, chartDir: string, nodeDir: string): void {
+  const home = join(nodeDir, 'registry', 'helm');
+  mkdirSync(home, { recursive: true });
+  const env = {
+    PATH: process.env['PATH'] ?? '',
+    HOME: home,
+    HELM_CONFIG_HOME: join(home, 'config'),
+    HELM_CACHE_HOME: join(home, 'cache'),
+    HELM_DATA_HOME: join(home, 'data'),
+  };
+  const run = (args: readonly string[]) => execFileSync(helm, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  run(['package', chartDir, '--destination', home]);
+  run(registryLoginArgs(registry));
+  run(['push', join(home, `inferencecache-doctor-${PACKAGE.version}.tgz`), `oci://${registry.host}/charts`, '--ca-file', registry.caFile]);
 }

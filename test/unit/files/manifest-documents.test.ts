@@ -2,7 +2,7 @@
 // Lists, typed lists, helm template output, a dump) and the hostile ones, each refused in one line.
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../src/files/input-error.ts';
-import { MAX_DEPTH, dumpHeadline, parseManifest } from '../../../src/files/manifest-documents.ts';
+import { MAX_DEPTH, MAX_YAML_DOCUMENT_CHARS, dumpHeadline, parseManifest } from '../../../src/files/manifest-documents.ts';
 
 const parse = (text: string | Uint8Array) => parseManifest(typeof text === 'string' ? Buffer.from(text) : text, 'f.yaml');
 const kinds = async (text: string) =>
@@ -75,8 +75,8 @@ describe('hostile or broken text: one InputError naming the file', () => {
     ['a YAML alias bomb', bomb, /f\.yaml, document 1 could not be read as YAML: .*alias/],
     ['YAML nested 100,000 deep', `${'['.repeat(100_000)}${']'.repeat(100_000)}`, /f\.yaml.* (nests|not valid JSON)/],
     [
-      'block YAML nested 3,000 deep',
-      Array.from({ length: 3000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n'),
+      'block YAML nested 1,800 deep',
+      Array.from({ length: 1800 }, (_, i) => `${' '.repeat(i)}a:`).join('\n'),
       /f\.yaml, document 1 (is not valid YAML|could not be read as YAML): it nests too deeply|nests deeper than 64/,
     ],
     ['JSON nested deeper than any object', `{"a":${'['.repeat(MAX_DEPTH + 1)}${']'.repeat(MAX_DEPTH + 1)}}`, /nests deeper than 64 levels/],
@@ -98,6 +98,19 @@ describe('hostile or broken text: one InputError naming the file', () => {
     expect((failure as Error).message).not.toContain('\n');
     // Bounded: seconds at most on a busy machine, never a hang.
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('a YAML document larger than the doctor parses whole is refused before it is parsed; the same objects one per document are read', async () => {
+    const pod = (i: number) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p${i}\n  annotations: {note: "${'x'.repeat(1000)}"}\n`;
+    const count = Math.ceil(MAX_YAML_DOCUMENT_CHARS / 1000) + 10;
+    const list = `# a large List\napiVersion: v1\nkind: List\nitems:\n${Array.from({ length: count }, (_, i) => `- ${pod(i).replace(/\n(?=.)/g, '\n  ')}`).join('')}`;
+    const started = Date.now();
+    await expect(parse(list)).rejects.toThrow(
+      /the YAML document at line 1 holds \d+ characters, more than the 2097152 .*give a large List as JSON/,
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const split = Array.from({ length: count }, (_, i) => `---\n${pod(i)}`).join('');
+    expect((await parse(split)).objects).toHaveLength(count);
   });
 
   it('text that is not UTF-8', async () => {

@@ -50,8 +50,8 @@ describe('readManifests', () => {
 
   it('refuses more than the cap, in one file or in all of them, and on standard input', async () => {
     const cap = OPERATOR_FILES.manifest.maxBytes;
-    const half = join(dir, 'half.yaml');
-    writeFileSync(half, `${pod('h')}#${'x'.repeat(cap / 2)}\n`);
+    const half = join(dir, 'half.json');
+    writeFileSync(half, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'h' }, padding: 'x'.repeat(cap / 2) }));
     expect(await refusal([half, half])).toBe(`the files named by -f hold more than ${cap} bytes in all, more than the doctor reads`);
     const big = join(dir, 'big.yaml');
     writeFileSync(big, Buffer.alloc(cap + 1, 0x23));
