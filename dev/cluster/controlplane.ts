@@ -92,6 +92,12 @@ export interface ControlPlaneOptions {
   detached?: boolean;
   /** Parent for the temp dir (default os.tmpdir()). */
   baseDir?: string;
+  /**
+   * etcd's data folder, kept when the control plane stops (default: inside the temp dir, removed with
+   * it). Given a folder a previous control plane filled, this one starts with its objects: the scale
+   * bench populates its largest scenario once and keeps it.
+   */
+  etcdDataDir?: string;
   /** Max wait for /readyz (default 60 s). */
   readyTimeoutMs?: number;
   binaries?: ControlPlaneBinaries;
@@ -419,7 +425,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       bins.etcd,
       [
         '--name=default',
-        `--data-dir=${path.join(dir, 'etcd-data')}`,
+        `--data-dir=${opts.etcdDataDir ?? path.join(dir, 'etcd-data')}`,
         `--listen-client-urls=${etcdClient}`,
         `--advertise-client-urls=${etcdClient}`,
         `--listen-peer-urls=${etcdPeer}`,

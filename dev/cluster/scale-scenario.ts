@@ -9,7 +9,7 @@ import { Agent, request } from 'undici';
 export interface ScaleSize {
   readonly namespaces: number;
   readonly backends: number;
-  /** All pods; half of them are engine pods, five per backend at most. */
+  /** All pods; half of them are engine pods, spread evenly over the backends. */
   readonly pods: number;
   readonly tenants: number;
   readonly policies: number;
@@ -18,6 +18,12 @@ export interface ScaleSize {
 
 /** The scenario of docs/architecture.md#bars. */
 export const FULL: ScaleSize = { namespaces: 50, backends: 2_000, pods: 20_000, tenants: 2_000, policies: 60, events: 20_000 };
+
+/**
+ * Five times the scenario's pods and Events (100,000 each), 2.5 times its CacheBackends and
+ * CacheTenants, in the same 50 namespaces: a cluster grows in pods faster than in backends.
+ */
+export const FIVE_X: ScaleSize = { namespaces: 50, backends: 5_000, pods: 100_000, tenants: 5_000, policies: 60, events: 100_000 };
 
 /** The same scenario at `fraction` of its size (at least one of each). */
 export function scaled(fraction: number): ScaleSize {
@@ -38,6 +44,13 @@ export interface Target {
   readonly caFile: string;
   readonly token: string;
 }
+
+/**
+ * How long a built scenario judges the same: its last KV events are dated this far ahead, its Events
+ * stay inside OrphanPodCheck's 24 hours for as long (the API server must keep Events that long:
+ * `--event-ttl`), so the bench may keep a populated control plane and run against it again.
+ */
+export const KEPT_FOR_MS = 20 * 3_600_000;
 
 /** Every backend with an index below this share has no `matchedEnginePods`: the doctor counts its pods live. */
 const LIVE_COUNT_EVERY = 10;
@@ -129,9 +142,12 @@ export async function buildScenario(
         {
           status: {
             conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: recent() }],
-            ...(live ? {} : { matchedEnginePods: Math.min(5, enginePodsOf(i, size)) }),
+            ...(live ? {} : { matchedEnginePods: enginePodsOf(i, size) }),
             firstKVEventObservedAt: recent(),
-            indexParticipation: { prefixCount: 10, lastEventAt: new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z') },
+            indexParticipation: {
+              prefixCount: 10,
+              lastEventAt: new Date(Date.now() + KEPT_FOR_MS).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            },
           },
         },
         'application/merge-patch+json',

@@ -11,11 +11,13 @@
  * @module
  */
 
+import { INTERNER_LIMIT, Interner } from '../cluster/interner.ts';
 import type { Gathered, ItemOf, ListName, ReadName } from '../cluster/state.ts';
 import type { DoctorPod } from '../cluster/pod-identity.ts';
 import type { ProbeResults } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import type { Status } from '../report/status.ts';
+import { flatString } from '../text/flat-string.ts';
 
 /** What the code table says about one code. A code's status never varies. */
 export interface CodeDeclaration {
@@ -128,11 +130,14 @@ export interface Check<
  * each check's judge; the suppression stage, which has no judge, makes its own.
  */
 export function emitterFor<N extends string, C extends string>(name: N, codes: { readonly [K in C]: CodeDeclaration }): Emit<C> {
-  return (code, resource, message) => {
+  // Thousands of findings of one check often say the same thing about different resources.
+  const messages = new Interner(INTERNER_LIMIT, flatString);
+  return (code, resource, text) => {
     const { status } = codes[code];
+    const message = messages.string(text);
     return resource === undefined || resource === ''
       ? { code, status, check: name, message }
-      : { code, status, check: name, resource, message };
+      : { code, status, check: name, resource: flatString(resource), message };
   };
 }
 

@@ -10,6 +10,7 @@ import {
   type PodViewName,
   type PodViews,
 } from './pod-views.ts';
+import { Interner } from './interner.ts';
 import { projectCacheBackend, projectCachePolicy, projectCacheTenant, projectEvent, projectNamespace, projectPod } from './project.ts';
 import { projectNetworkPolicy } from './project-network-policy.ts';
 import { projectNode } from './project-node.ts';
@@ -144,15 +145,24 @@ export async function gatherClusterState(api: ObjectSource, plan: GatherPlan, si
     return pending;
   };
 
+  const interner = new Interner();
   const podViewNames = viewsIn<PodViewName>(reads, POD_VIEWS);
   let pods: Promise<PodViews> | undefined;
   const podViewsOf = () =>
-    (pods ??= gatherPods(api, plan.namespace, podViewNames, own, reads.has('cacheBackends') ? list('cacheBackends') : undefined, signal));
+    (pods ??= gatherPods(
+      api,
+      plan.namespace,
+      podViewNames,
+      own,
+      reads.has('cacheBackends') ? list('cacheBackends') : undefined,
+      interner,
+      signal,
+    ));
   const eventViewNames = viewsIn<EventViewName>(reads, EVENT_VIEWS);
   const wanted = eventWanted(eventViewNames);
   let events: Promise<EventViews> | undefined;
   const eventViewsOf = () =>
-    (events ??= listOf(api, 'events', plan.namespace, signal, (raw) => projectEvent(raw, wanted)).then((read) =>
+    (events ??= listOf(api, 'events', plan.namespace, signal, (raw) => projectEvent(raw, wanted, interner)).then((read) =>
       eventViews(read, eventViewNames),
     ));
 
@@ -213,13 +223,14 @@ async function gatherPods(
   views: ReadonlySet<PodViewName>,
   own: OwnPod | undefined,
   backends: Promise<Read<CacheBackend>> | undefined,
+  interner: Interner,
   signal: AbortSignal,
 ): Promise<PodViews> {
   let seen: BackendsSeen = backends === undefined ? backendsSeen(undefined) : { kind: 'pending' };
   void backends?.then((read) => (seen = backendsSeen(read)));
   const keep = podKeeper(views, own, () => seen);
   const reads = await listOf(api, 'pods', namespace, signal, (raw) => {
-    const read = projectPod(raw);
+    const read = projectPod(raw, interner);
     return keep(read) ? read : undefined;
   });
   return podViews(reads, backendsSeen(await backends), views, own);

@@ -7,6 +7,7 @@
  */
 
 import { INSTALL_ANNOTATION_PREFIX } from './install.ts';
+import { Interner } from './interner.ts';
 import { projectPodFacts } from './project-pod-facts.ts';
 import type { PodRead } from './pod-views.ts';
 import type { CacheBackend, CachePolicy, CacheTenant, Condition, EventRecord, NamespaceRecord, Pod } from './state.ts';
@@ -65,11 +66,23 @@ export function projectCacheBackend(raw: unknown): CacheBackend {
  * Projects a Pod to its identity, labels, the install's own annotations, and the facts of
  * {@link projectPodFacts}, with its requests beside it while it waits for a node.
  */
-export function projectPod(raw: unknown): PodRead {
+export function projectPod(raw: unknown, interner = new Interner(0)): PodRead {
   const meta = obj(obj(raw)?.['metadata']);
-  const annotations = stringMap(meta?.['annotations'], (key) => key.startsWith(INSTALL_ANNOTATION_PREFIX));
+  const annotations = interner.map(stringMap(meta?.['annotations'], (key) => key.startsWith(INSTALL_ANNOTATION_PREFIX)));
   const { facts, requests } = projectPodFacts(raw);
-  const pod: Pod = { ...refOf(raw), labels: stringMap(meta?.['labels']), annotations, ...facts };
+  const { namespace, name, uid } = refOf(raw);
+  const { phase, nodeName, serviceAccountName } = facts;
+  const pod: Pod = {
+    namespace: interner.string(namespace),
+    name,
+    uid,
+    labels: interner.map(stringMap(meta?.['labels'])),
+    annotations,
+    ...facts,
+    ...(phase === undefined ? {} : { phase: interner.string(phase) }),
+    ...(nodeName === undefined ? {} : { nodeName: interner.string(nodeName) }),
+    ...(serviceAccountName === undefined ? {} : { serviceAccountName: interner.string(serviceAccountName) }),
+  };
   return requests === undefined ? { pod } : { pod, requests };
 }
 
@@ -81,6 +94,7 @@ export function projectPod(raw: unknown): PodRead {
 export function projectEvent(
   raw: unknown,
   wanted: (reason: string, involvedKind: string) => boolean = () => true,
+  interner = new Interner(0),
 ): EventRecord | undefined {
   const o = obj(raw);
   const involved = obj(o?.['involvedObject']);
@@ -95,12 +109,12 @@ export function projectEvent(
     optStr(meta?.['creationTimestamp']) ??
     '';
   return {
-    reason,
-    message: str(o?.['message']),
-    time,
+    reason: interner.string(reason),
+    message: interner.string(str(o?.['message'])),
+    time: interner.string(time),
     involved: {
-      kind: str(involved?.['kind']),
-      namespace: str(involved?.['namespace']),
+      kind: interner.string(str(involved?.['kind'])),
+      namespace: interner.string(str(involved?.['namespace'])),
       name: str(involved?.['name']),
       uid: str(involved?.['uid']),
     },
