@@ -58,6 +58,8 @@ LABEL org.opencontainers.image.title="inferencecache-doctor" \
 COPY --from=build --chown=0:0 /layer/ /
 USER 65532:65532
 WORKDIR /
+# One malloc arena: less memory outside the JavaScript heap (why: scripts/bundle/node-flags.ts).
+ENV MALLOC_ARENA_MAX=1
 # Exec form: node is PID 1 and gets SIGTERM directly; the bundle's entry is the `inferencecache`
 # command. The Node flags are scripts/bundle/node-flags.ts's (why: there).
 ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=4", "--no-warnings", "/app/inferencecache.mjs"]

@@ -10,18 +10,18 @@
 // logged for the run's own identity (audit log), the API server's own CPU time while it ran (its
 // process's user + system time, before and after), and the bytes the API server sent (a counting TCP
 // forwarder in front of it). The floor, the doctor with `-o json` and `-o human` as the image runs it
-// (with the Node flags of scripts/bundle/node-flags.ts), and `-o json` under a bare `node` (as from a
+// (with the Node flags and environment of scripts/bundle/node-flags.ts), and `-o json` under a bare `node` (as from a
 // workstation) run interleaved, round by round; the figures are medians, each also as a ratio to the
 // floor's. Then it says which bars the full size and the 5× size meet (docs/performance.md).
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
-import { IMAGE_NODE_FLAGS } from './bundle/node-flags.ts';
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from './bundle/node-flags.ts';
 import { completedRequestsBy } from '../dev/cluster/audit.ts';
 import { BUNDLE, ensureBundle } from '../dev/bundle.ts';
 import { PROJECT_ROOT } from '../dev/paths.ts';
@@ -136,12 +136,13 @@ async function byteCounter(target: URL): Promise<{ port: number; take: () => num
 function measure(
   args: readonly string[],
   dir: string,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<{ wallMs: number; cpuMs: number; rssMiB: number; code: number | null; stdout: string }> {
   const usageFile = join(dir, `usage-${Math.random().toString(36).slice(2)}.json`);
   const started = performance.now();
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', PRELOAD, ...args], {
-      env: { PATH: process.env['PATH'] ?? '', BENCH_USAGE_FILE: usageFile },
+      env: { ...env, PATH: process.env['PATH'] ?? '', BENCH_USAGE_FILE: usageFile },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let stdout = '';
@@ -223,14 +224,15 @@ async function scenarioControlPlane(
     .update(JSON.stringify(resolveBinaries()))
     .digest('hex')
     .slice(0, 12);
-  const dataDir = join(keep, `${label.replace(/\W+/g, '-')}-${key}`);
+  const prefix = `${label.replace(/\W+/g, '-')}-`;
+  const dataDir = join(keep, `${prefix}${key}`);
   const marker = `${dataDir}.built`;
   const builtAt = existsSync(marker) ? Date.parse(readFileSync(marker, 'utf8')) : Number.NaN;
   const reuse = existsSync(dataDir) && Date.now() - builtAt < KEPT_FOR_MS - REUSE_MARGIN_MS;
   if (!reuse) {
-    rmSync(marker, { force: true });
-    rmSync(dataDir, { recursive: true, force: true });
+    // Every earlier build of this size goes: a changed scenario, or one too old to judge the same.
     mkdirSync(keep, { recursive: true });
+    for (const entry of readdirSync(keep)) if (entry.startsWith(prefix)) rmSync(join(keep, entry), { recursive: true, force: true });
   }
   const cp = await startControlPlane({ etcdDataDir: dataDir, extraApiServerArgs: API_SERVER_ARGS });
   if (reuse) {
@@ -267,7 +269,7 @@ async function benchSize(label: string, size: ScaleSize, rounds: number, keep: s
         const doctor = ['doctor', '--kubeconfig', id.kubeconfig, '--config-only', '-o', name === HUMAN_RUN ? 'human' : 'json'];
         const args =
           name === 'floor' ? [FLOOR, via, cp.caFile, tokenFile] : [...(name === BARE_RUN ? [] : IMAGE_NODE_FLAGS), BUNDLE, ...doctor];
-        const run = await measure(args, dir);
+        const run = await measure(args, dir, name === JSON_RUN || name === HUMAN_RUN ? IMAGE_ENV : {});
         const apiCpuMs = processCpuMs(cp.pids.apiserver) - apiCpuBefore;
         const bytes = counter.take();
         const requests = completedRequestsBy(cp.auditLogPath, new Set([id.username])).length;

@@ -11,7 +11,15 @@ import {
   type PodViews,
 } from './pod-views.ts';
 import { Interner } from './interner.ts';
-import { projectCacheBackend, projectCachePolicy, projectCacheTenant, projectEvent, projectNamespace, projectPod } from './project.ts';
+import {
+  projectCacheBackend,
+  projectCachePolicy,
+  projectCacheTenant,
+  projectEvent,
+  projectNamespace,
+  projectPod,
+  sharePod,
+} from './project.ts';
 import { projectNetworkPolicy } from './project-network-policy.ts';
 import { projectNode } from './project-node.ts';
 import { projectServiceAccount } from './project-service-account.ts';
@@ -230,8 +238,8 @@ async function gatherPods(
   void backends?.then((read) => (seen = backendsSeen(read)));
   const keep = podKeeper(views, own, () => seen);
   const reads = await listOf(api, 'pods', namespace, signal, (raw) => {
-    const read = projectPod(raw, interner);
-    return keep(read) ? read : undefined;
+    const read = projectPod(raw);
+    return keep(read) ? sharePod(read, interner) : undefined;
   });
   return podViews(reads, backendsSeen(await backends), views, own);
 }

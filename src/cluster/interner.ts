@@ -46,13 +46,18 @@ export class Interner {
    * `map` with its keys and values interned, now kept. The map returned is frozen: it is shared.
    */
   map(map: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
-    const entries = Object.entries(map);
-    if (entries.length === 0) return EMPTY_MAP;
-    const key = JSON.stringify(entries);
+    const keys = Object.keys(map);
+    if (keys.length === 0) return EMPTY_MAP;
+    // Each key and value led by its length: no two different maps give the same text.
+    let key = '';
+    for (const k of keys) {
+      const v = map[k] ?? '';
+      key += `${k.length}:${k}${v.length}:${v}`;
+    }
     const kept = this.#maps.get(key);
     if (kept !== undefined) return kept;
     const shared: Record<string, string> = {};
-    for (const [k, v] of entries) shared[this.string(k)] = this.string(v);
+    for (const k of keys) shared[this.string(k)] = this.string(map[k] ?? '');
     Object.freeze(shared);
     if (this.#maps.size < this.#limit) this.#maps.set(key, shared);
     return shared;

@@ -15,6 +15,8 @@ const NONE: readonly never[] = [];
 interface Indexed {
   readonly backend: CacheBackend;
   readonly position: number;
+  /** `[backend]`, handed out for every pod that only this backend selects, the usual case. */
+  readonly alone: readonly CacheBackend[];
 }
 
 /**
@@ -38,8 +40,9 @@ export class SelectorIndex {
       const byValue = byKey.get(key) ?? new Map<string, Indexed[]>();
       byKey.set(key, byValue);
       const filed = byValue.get(value);
-      if (filed === undefined) byValue.set(value, [{ backend, position }]);
-      else filed.push({ backend, position });
+      const indexed = { backend, position, alone: Object.freeze([backend]) };
+      if (filed === undefined) byValue.set(value, [indexed]);
+      else filed.push(indexed);
     });
   }
 
@@ -54,6 +57,7 @@ export class SelectorIndex {
       }
     }
     if (found === undefined) return NONE;
+    if (found.length === 1) return found[0]?.alone ?? NONE;
     return found.sort((a, b) => a.position - b.position).map((c) => c.backend);
   }
 }
@@ -80,10 +84,8 @@ export interface PodIndex {
 function buildIndex(pods: readonly Pod[], backends: readonly CacheBackend[]): PodIndex {
   const selectors = selectorIndex(backends);
   const selected = new Map<CacheBackend, Pod[]>();
-  const selecting = new Map<Pod, readonly CacheBackend[]>();
   for (const pod of pods) {
     const chosen = selectors.selectorsOf(pod);
-    if (chosen.length > 0) selecting.set(pod, chosen);
     for (const backend of chosen) {
       const already = selected.get(backend);
       if (already === undefined) selected.set(backend, [pod]);
@@ -92,7 +94,7 @@ function buildIndex(pods: readonly Pod[], backends: readonly CacheBackend[]): Po
   }
   return {
     selectedBy: (backend) => selected.get(backend) ?? NONE,
-    selectorsOf: (pod) => selecting.get(pod) ?? NONE,
+    selectorsOf: (pod) => selectors.selectorsOf(pod),
   };
 }
 

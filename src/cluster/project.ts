@@ -66,24 +66,30 @@ export function projectCacheBackend(raw: unknown): CacheBackend {
  * Projects a Pod to its identity, labels, the install's own annotations, and the facts of
  * {@link projectPodFacts}, with its requests beside it while it waits for a node.
  */
-export function projectPod(raw: unknown, interner = new Interner(0)): PodRead {
+export function projectPod(raw: unknown): PodRead {
   const meta = obj(obj(raw)?.['metadata']);
-  const annotations = interner.map(stringMap(meta?.['annotations'], (key) => key.startsWith(INSTALL_ANNOTATION_PREFIX)));
+  const annotations = stringMap(meta?.['annotations'], (key) => key.startsWith(INSTALL_ANNOTATION_PREFIX));
   const { facts, requests } = projectPodFacts(raw);
-  const { namespace, name, uid } = refOf(raw);
-  const { phase, nodeName, serviceAccountName } = facts;
-  const pod: Pod = {
-    namespace: interner.string(namespace),
-    name,
-    uid,
-    labels: interner.map(stringMap(meta?.['labels'])),
-    annotations,
-    ...facts,
-    ...(phase === undefined ? {} : { phase: interner.string(phase) }),
-    ...(nodeName === undefined ? {} : { nodeName: interner.string(nodeName) }),
-    ...(serviceAccountName === undefined ? {} : { serviceAccountName: interner.string(serviceAccountName) }),
-  };
+  const pod: Pod = { ...refOf(raw), labels: stringMap(meta?.['labels']), annotations, ...facts };
   return requests === undefined ? { pod } : { pod, requests };
+}
+
+/**
+ * The pod of `read` with the values pods share (namespace, labels, annotations, phase, node, service
+ * account) taken from `interner`: for the pods a run keeps, after it has decided to keep them.
+ */
+export function sharePod(read: PodRead, interner: Interner): PodRead {
+  const { pod } = read;
+  const shared: Pod = {
+    ...pod,
+    namespace: interner.string(pod.namespace),
+    labels: interner.map(pod.labels),
+    annotations: interner.map(pod.annotations),
+    ...(pod.phase === undefined ? {} : { phase: interner.string(pod.phase) }),
+    ...(pod.nodeName === undefined ? {} : { nodeName: interner.string(pod.nodeName) }),
+    ...(pod.serviceAccountName === undefined ? {} : { serviceAccountName: interner.string(pod.serviceAccountName) }),
+  };
+  return read.requests === undefined ? { pod: shared } : { pod: shared, requests: read.requests };
 }
 
 /**

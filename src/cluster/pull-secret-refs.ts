@@ -70,11 +70,15 @@ export function pullSecretPlan(installPods: readonly InstallPod[], serviceAccoun
       beyond.set(referrer, { namespace, named: distinct.length, names: distinct.slice(MAX_PULL_SECRETS_PER_OBJECT) });
     }
   };
+  // An object that names no pull secret adds nothing: most engine pods, and the ServiceAccounts they
+  // run as, so a large cluster's pods cost a lookup each and no more.
   for (const { pod } of installPods) {
     if (isTerminated(pod)) continue;
-    add(pod.namespace, pod.imagePullSecrets ?? [], `pod/${pod.namespace}/${pod.name}`);
+    if (pod.imagePullSecrets !== undefined && pod.imagePullSecrets.length > 0)
+      add(pod.namespace, pod.imagePullSecrets, `pod/${pod.namespace}/${pod.name}`);
     const sa = accounts.get(secretKey(pod.namespace, pod.serviceAccountName ?? DEFAULT_SERVICE_ACCOUNT));
-    if (sa !== undefined) add(pod.namespace, sa.imagePullSecrets, `serviceaccount/${pod.namespace}/${sa.name}`);
+    if (sa !== undefined && sa.imagePullSecrets.length > 0)
+      add(pod.namespace, sa.imagePullSecrets, `serviceaccount/${pod.namespace}/${sa.name}`);
   }
   // A name beyond one object's bound that another object names within its own is read all the same.
   const overflows = [...beyond].flatMap(([referrer, { namespace, named, names }]) => {

@@ -6,7 +6,7 @@ import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
 import { IMAGE_ARCHIVE } from '../../dev/image/buildah.ts';
 import { bundleFiles, requireBundle } from '../../dev/bundle.ts';
 import { createBackend, uniqueName } from '../../dev/cluster/objects.ts';
@@ -71,8 +71,9 @@ describe.skipIf(skip)(`the image, built with buildah and run under runc${skipRea
     return { kc, ns, id: await doctorRuns(kc).identity(ns, 'doctor') };
   };
 
-  it("runs as 65532:65532, the bundle's entry with the Node flags of scripts/bundle/node-flags.ts as its entrypoint", () => {
+  it("runs as 65532:65532, the bundle's entry with the Node flags and environment of scripts/bundle/node-flags.ts", () => {
     expect(image.config.config.User).toBe('65532:65532');
+    expect(image.config.config.Env).toEqual(expect.arrayContaining(Object.entries(IMAGE_ENV).map(([name, value]) => `${name}=${value}`)));
     expect(image.config.config.Entrypoint).toEqual(['/nodejs/bin/node', ...IMAGE_NODE_FLAGS, `${IMAGE_BUNDLE_DIR}/inferencecache.mjs`]);
   });
 

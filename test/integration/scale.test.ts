@@ -8,7 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PAGE_SIZE } from '../../src/cluster/api.ts';
 import { completedRequestsBy } from '../../dev/cluster/audit.ts';
-import { IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
 import { requireBundle } from '../../dev/bundle.ts';
 import { runBundle } from '../support/bundle.ts';
 import { startControlPlane, type ControlPlane } from '../../dev/cluster/controlplane.ts';
@@ -49,7 +49,7 @@ describe.skipIf(!available)(`a tenth of the scale scenario${skipReason}`, () => 
     const usageFile = join(cp.dir, 'doctor-usage.json');
     const run = await runBundle(['doctor', '--kubeconfig', id.kubeconfig, '--config-only', '-o', 'json'], {
       command: [process.execPath, ...IMAGE_NODE_FLAGS, '--import', USAGE_PRELOAD, requireBundle()],
-      env: { PATH: process.env['PATH'] ?? '', BENCH_USAGE_FILE: usageFile },
+      env: { ...IMAGE_ENV, PATH: process.env['PATH'] ?? '', BENCH_USAGE_FILE: usageFile },
       timeoutMs: 120_000,
     });
     expect(run.code).toBe(1);

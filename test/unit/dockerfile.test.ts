@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
+import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
 import { BUNDLE, BUNDLE_DIR } from '../../dev/bundle.ts';
 import { PROJECT_ROOT } from '../../dev/paths.ts';
 
@@ -163,6 +163,10 @@ function dockerfileProblems(text: string): string[] {
     const found = new RegExp(`org\\.opencontainers\\.image\\.${label}="([^"]*)"`).exec(labels)?.[1];
     if (found === undefined || !value.test(found)) problems.push(`label org.opencontainers.image.${label} is ${JSON.stringify(found)}`);
   }
+  const env = runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args);
+  const wantEnv = Object.entries(IMAGE_ENV).map(([name, value]) => `${name}=${value}`);
+  if (JSON.stringify(env) !== JSON.stringify(wantEnv))
+    problems.push(`runtime ENV ${JSON.stringify(env)} is not the environment of scripts/bundle/node-flags.ts ${JSON.stringify(wantEnv)}`);
   const user = runtime.instructions.filter((i) => i.keyword === 'USER').at(-1)?.args ?? '';
   if (user !== `${NONROOT}:${NONROOT}`) problems.push(`runtime user is ${JSON.stringify(user)}, want ${NONROOT}:${NONROOT}`);
   if (runtime.instructions.some((i) => i.keyword === 'RUN')) problems.push('runtime stage has RUN (distroless has no shell)');
@@ -202,6 +206,12 @@ describe('Dockerfile', () => {
   });
 
   const mutations: { name: string; edit: (text: string) => string; problem: RegExp }[] = [
+    { name: 'no ENV', edit: (t) => t.replace(/^ENV MALLOC_ARENA_MAX=1\n/m, ''), problem: /runtime ENV \[\] is not the environment/ },
+    {
+      name: 'another arena count',
+      edit: (t) => t.replace('ENV MALLOC_ARENA_MAX=1', 'ENV MALLOC_ARENA_MAX=4'),
+      problem: /runtime ENV \["MALLOC_ARENA_MAX=4"\]/,
+    },
     {
       name: 'a tag instead of a digest',
       edit: (t) => t.replace(/:nonroot@sha256:[0-9a-f]{64}/, ':nonroot'),

@@ -13,11 +13,27 @@ const INDENT = '  ';
 export function findingJson(f: Finding, depth: string, guide?: CodeGuide, tail = ''): string {
   const inner = `,\n${depth}${INDENT}`;
   const resource = f.resource === undefined || f.resource === '' ? '' : `${inner}"resource": ${goJsonString(f.resource)}`;
-  const advice = guide === undefined ? '' : `${inner}"hint": ${goJsonString(guide.hint)}${inner}"docs": ${goJsonString(guide.docs)}`;
+  const advice = guide === undefined ? '' : `${inner}"hint": ${fixedJson(guide.hint)}${inner}"docs": ${fixedJson(guide.docs)}`;
   return (
-    `{\n${depth}${INDENT}"code": ${goJsonString(f.code)}${inner}"status": ${goJsonString(f.status)}` +
-    `${inner}"check": ${goJsonString(f.check)}${resource}${inner}"message": ${goJsonString(f.message)}${advice}${tail}\n${depth}}`
+    `{\n${depth}${INDENT}"code": ${fixedJson(f.code)}${inner}"status": ${fixedJson(f.status)}` +
+    `${inner}"check": ${fixedJson(f.check)}${resource}${inner}"message": ${goJsonString(f.message)}${advice}${tail}\n${depth}}`
   );
+}
+
+/** The encodings of the strings every finding of a code repeats, each made once. */
+const FIXED = new Map<string, string>();
+
+/**
+ * {@link goJsonString} of a string from a fixed set (a code, a status, a check's name, a code's hint or
+ * docs link), remembered: a report of 70,000 findings repeats a few hundred of them.
+ */
+function fixedJson(s: string): string {
+  let encoded = FIXED.get(s);
+  if (encoded === undefined) {
+    encoded = goJsonString(s);
+    if (FIXED.size < 4096) FIXED.set(s, encoded);
+  }
+  return encoded;
 }
 
 /** A suppressed finding: the finding's fields, then `suppressedBy`, the rule that matched it. */

@@ -71,10 +71,22 @@ describe('Interner.map', () => {
     expect(interner.map({ b: '2' })).toEqual({ b: '2' });
   });
 
-  it('a key that is a prefix of a JSON text does not make two maps equal', () => {
+  it('never takes two different maps for one, however their keys and values run into each other', () => {
+    const maps = [
+      { a: '1:b' },
+      { 'a1:': 'b' },
+      { 'a1:b': '' },
+      { a: '', '1:b': '' },
+      { a: '1', b: '' },
+      { '': 'a1:b' },
+      { 'a","b': 'c' },
+      { a: 'b', c: '' },
+    ];
     const interner = new Interner();
-    const a = interner.map({ 'a","b': 'c' });
-    expect(interner.map({ a: 'b', c: '' })).not.toBe(a);
+    const kept = maps.map((m) => interner.map(m));
+    expect(new Set(kept).size).toBe(maps.length);
+    kept.forEach((m, i) => expect(m).toEqual(maps[i]));
+    maps.forEach((m, i) => expect(interner.map({ ...m })).toBe(kept[i]));
   });
 });
 

@@ -3,7 +3,8 @@ import { projectNetworkPolicy } from '../../../src/cluster/project-network-polic
 import { projectNode } from '../../../src/cluster/project-node.ts';
 import { projectPullSecret } from '../../../src/cluster/project-pull-secret.ts';
 import { projectServiceAccount } from '../../../src/cluster/project-service-account.ts';
-import { projectPod } from '../../../src/cluster/project.ts';
+import { Interner } from '../../../src/cluster/interner.ts';
+import { projectPod, sharePod } from '../../../src/cluster/project.ts';
 import { podViews } from '../../../src/cluster/pod-views.ts';
 import type { CacheBackend } from '../../../src/cluster/state.ts';
 import { ok } from '../checks/fixtures.ts';
@@ -274,5 +275,47 @@ describe('install pods and their pull secrets', () => {
       { namespace: 'ns', name: 'redis-pull', referrers: ['pod/ns/redis'] },
       { namespace: 'ns', name: 'engine-pull', referrers: ['pod/ns/engine'] },
     ]);
+  });
+});
+
+describe('sharePod', () => {
+  const raw = (name: string, phase?: string) => ({
+    metadata: {
+      namespace: 'ns',
+      name,
+      uid: name,
+      labels: { app: 'engine', 'inferencecache.io/cache-domain': 'd' },
+      annotations: { 'inferencecache.io/injected-by': 'ns/be', other: 'x' },
+    },
+    spec: { nodeName: 'node-1', serviceAccountName: 'sa', containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] },
+    status: phase === undefined ? {} : { phase },
+  });
+
+  it('changes nothing a check reads', () => {
+    for (const read of [
+      projectPod(raw('a', 'Running')),
+      projectPod(raw('b')),
+      projectPod({ metadata: meta, spec: {}, status: { phase: 'Pending' } }),
+    ]) {
+      expect(sharePod(read, new Interner())).toEqual(read);
+    }
+  });
+
+  it('gives pods of equal labels and annotations one map of each, and one copy of their node name', () => {
+    const interner = new Interner();
+    const [a, b] = ['a', 'b'].map((name) => sharePod(projectPod(raw(name, 'Running')), interner).pod);
+    expect(a?.labels).toBe(b?.labels);
+    expect(a?.annotations).toBe(b?.annotations);
+    expect(a?.name).not.toBe(b?.name);
+  });
+
+  it('keeps the requests of a pod waiting for a node', () => {
+    const read = projectPod({
+      ...raw('w'),
+      spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] },
+      status: { phase: 'Pending' },
+    });
+    expect(read.requests).toBeDefined();
+    expect(sharePod(read, new Interner()).requests).toBe(read.requests);
   });
 });
