@@ -14,7 +14,6 @@
 // step, which is the guard that counts (a workstation runs the bundle with a bare `node`); this flag
 // also covers what happens before that step, such as a warning Node raises for a flag it was given
 // through NODE_OPTIONS while it starts.
-
 //
 // MALLOC_ARENA_MAX=1: glibc gives each thread that allocates its own malloc arena and seldom hands an
 // arena's freed memory back. V8's background threads (concurrent marking, the optimising compiler)

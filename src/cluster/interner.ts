@@ -36,11 +36,6 @@ export class Interner {
     return copy;
   }
 
-  /** `value` if absent, else {@link string} of it. */
-  optString(value: string | undefined): string | undefined {
-    return value === undefined ? undefined : this.string(value);
-  }
-
   /**
    * The first map equal to `map` (same keys in the same order, same values) this interner kept, or
    * `map` with its keys and values interned, now kept. The map returned is frozen: it is shared.

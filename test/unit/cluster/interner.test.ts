@@ -27,13 +27,6 @@ describe('Interner.string', () => {
     for (const s of ['a', 'b', 'c', 'c', 'a']) interner.string(s);
     expect(copies).toEqual(['a', 'b', 'c', 'c']);
   });
-
-  it('optString leaves an absent value absent', () => {
-    const { interner, copies } = counted(2);
-    expect(interner.optString(undefined)).toBeUndefined();
-    expect(interner.optString('x')).toBe('x');
-    expect(copies).toEqual(['x']);
-  });
 });
 
 describe('Interner.map', () => {
