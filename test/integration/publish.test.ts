@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheRoot, PROJECT_ROOT } from '../../dev/paths.ts';
 import { killGroup, readPinnedVersions } from '../../dev/cluster/controlplane.ts';
-import { registryPrograms, startRegistry, type NodeRegistry } from '../../dev/cluster/node/registry.ts';
+import { doctorChart, registryPrograms, startRegistry, type NodeRegistry } from '../../dev/cluster/node/registry.ts';
 import { buildStandinBases } from '../../dev/image/bases.ts';
 import { STORAGE } from '../../dev/image/buildah.ts';
 import { PACKAGE } from '../../dev/package.ts';
@@ -164,7 +164,7 @@ describe.skipIf(missing.length > 0)(`publishing: README's block against a regist
     const digest = (run.stdout.trim().split('\n').at(-1) ?? '').split('@')[1] ?? '';
     const values = execFileSync(
       HELM4?.bin ?? 'helm',
-      ['show', 'values', `oci://${registry.host}/charts/inferencecache-doctor`, '--version', PACKAGE.version, '--ca-file', registry.caFile],
+      ['show', 'values', doctorChart(registry), '--version', PACKAGE.version, '--ca-file', registry.caFile],
       { env: env(), encoding: 'utf8' },
     );
     expect(values).toContain(`digest: "${digest}"`);

@@ -12,7 +12,15 @@ import { requireBundle } from '../../dev/bundle.ts';
 import { createNamespace, installCrds } from '../../dev/cluster/manifests.ts';
 import { createBackend } from '../../dev/cluster/objects.ts';
 import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../../dev/cluster/node/node.ts';
-import { v2Status } from '../../dev/cluster/node/registry.ts';
+import {
+  chartsRepository,
+  doctorChart,
+  doctorRepository,
+  dockerConfigJson,
+  pullSecret,
+  registryLoginArgs,
+  v2Status,
+} from '../../dev/cluster/node/registry.ts';
 import { IMAGE_ARCHIVE, buildah, buildahOutput } from '../../dev/image/buildah.ts';
 import { PACKAGE } from '../../dev/package.ts';
 import { pollUntil } from '../../dev/poll.ts';
@@ -32,12 +40,6 @@ const skipReason = missing.length > 0 ? ` (skipped: missing ${missing.join(', ')
 const NAMESPACE = 'pulls';
 const HELM4 = helmBinaries().find((h) => h.name === 'Helm 4') ?? { name: 'Helm 4', bin: '', missing: 'Helm 4 is not known' };
 const ENGINE = { app: 'engine' };
-
-/** A `kubernetes.io/dockerconfigjson` document for `host` with `user`:`password`. */
-function dockerConfig(host: string, user: string, password: string): string {
-  const auth = Buffer.from(`${user}:${password}`).toString('base64');
-  return Buffer.from(JSON.stringify({ auths: { [host]: { username: user, password, auth } } })).toString('base64');
-}
 
 describe.skipIf(missing.length > 0)(`pulls from the node's registry, judged by the doctor${skipReason}`, () => {
   let cluster: NodeCluster;
@@ -71,9 +73,11 @@ describe.skipIf(missing.length > 0)(`pulls from the node's registry, judged by t
     const secret = (name: string, type: string, data: Record<string, string>) =>
       core().createNamespacedSecret({ namespace: NAMESPACE, body: { metadata: { name }, type, data } });
     const { host, user, password } = registry;
-    await secret('right', 'kubernetes.io/dockerconfigjson', { '.dockerconfigjson': dockerConfig(host, user, password) });
-    await secret('wrong-password', 'kubernetes.io/dockerconfigjson', { '.dockerconfigjson': dockerConfig(host, user, 'not-the-password') });
-    await secret('opaque', 'Opaque', { '.dockerconfigjson': dockerConfig(host, user, password) });
+    await secret('right', 'kubernetes.io/dockerconfigjson', { '.dockerconfigjson': dockerConfigJson(host, user, password) });
+    await secret('wrong-password', 'kubernetes.io/dockerconfigjson', {
+      '.dockerconfigjson': dockerConfigJson(host, user, 'not-the-password'),
+    });
+    await secret('opaque', 'Opaque', { '.dockerconfigjson': dockerConfigJson(host, user, password) });
     for (const [name, pullSecret] of [
       ['with-right', 'right'],
       ['with-wrong-password', 'wrong-password'],
@@ -171,45 +175,28 @@ describe.skipIf(missing.length > 0)(`pulls from the node's registry, judged by t
         await deploySampleInstall(cluster.kc);
         const packaged = await helm(['package', CHART_DIR, '--destination', scratch]);
         expect(packaged.code, packaged.stderr).toBe(0);
-        const login = await helm([
-          'registry',
-          'login',
-          registry.host,
-          '--username',
-          registry.user,
-          '--password',
-          registry.password,
-          '--ca-file',
-          registry.caFile,
-        ]);
+        const login = await helm(registryLoginArgs(registry));
         expect(login.code, login.stderr).toBe(0);
         const pushed = await helm([
           'push',
           join(scratch, `inferencecache-doctor-${PACKAGE.version}.tgz`),
-          `oci://${registry.host}/charts`,
+          chartsRepository(registry),
           '--ca-file',
           registry.caFile,
         ]);
         expect(pushed.code, pushed.stderr).toBe(0);
-        await core().createNamespacedSecret({
-          namespace: INSTALL_NAMESPACE,
-          body: {
-            metadata: { name: 'registry-creds' },
-            type: 'kubernetes.io/dockerconfigjson',
-            data: { '.dockerconfigjson': dockerConfig(registry.host, registry.user, registry.password) },
-          },
-        });
+        await core().createNamespacedSecret({ namespace: INSTALL_NAMESPACE, body: pullSecret(registry, INSTALL_NAMESPACE) });
         const installed = await helm([
           'install',
           'doctor',
-          `oci://${registry.host}/charts/inferencecache-doctor`,
+          doctorChart(registry),
           '--version',
           PACKAGE.version,
           '--ca-file',
           registry.caFile,
           ...onCluster(),
           '--set',
-          `image.repository=${registry.host}/inferencecache-doctor`,
+          `image.repository=${doctorRepository(registry)}`,
           '--set',
           `image.digest=${digest}`,
           '--set',

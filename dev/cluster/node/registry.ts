@@ -156,16 +156,20 @@ export function publishDoctorImage(registry: NodeRegistry): void {
   ]);
 }
 
+/** The `.dockerconfigjson` of a pull secret for `host` with `user`:`password`, base64 as a Secret's data holds it. */
+export function dockerConfigJson(host: string, user: string, password: string): string {
+  const auth = Buffer.from(`${user}:${password}`).toString('base64');
+  return Buffer.from(JSON.stringify({ auths: { [host]: { username: user, password, auth } } })).toString('base64');
+}
+
 /** A `kubernetes.io/dockerconfigjson` Secret holding the registry's credentials, for `namespace`. */
 export function pullSecret(registry: NodeRegistry, namespace: string) {
-  const auth = Buffer.from(`${registry.user}:${registry.password}`).toString('base64');
-  const config = { auths: { [registry.host]: { username: registry.user, password: registry.password, auth } } };
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     metadata: { name: PULL_SECRET_NAME, namespace },
     type: 'kubernetes.io/dockerconfigjson',
-    data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
+    data: { '.dockerconfigjson': dockerConfigJson(registry.host, registry.user, registry.password) },
   };
 }
 
@@ -174,9 +178,19 @@ export function doctorImageValues(registry: Pick<NodeRegistry, 'host'>): string[
   return [`image.repository=${doctorRepository(registry)}`, `image.tag=${PACKAGE.version}`, `imagePullSecrets[0].name=${PULL_SECRET_NAME}`];
 }
 
+/** Where charts are pushed in the registry (`helm push` takes it). */
+export function chartsRepository(registry: Pick<NodeRegistry, 'host'>): string {
+  return `oci://${registry.host}/charts`;
+}
+
+/** The doctor's chart in the registry, as `helm install` and `helm show` name it. */
+export function doctorChart(registry: Pick<NodeRegistry, 'host'>): string {
+  return `${chartsRepository(registry)}/inferencecache-doctor`;
+}
+
 /** The chart's reference in the registry and the flags that reach it: what `helm install` takes instead of a folder. */
 export function doctorChartArgs(registry: Pick<NodeRegistry, 'host' | 'caFile'>): string[] {
-  return [`oci://${registry.host}/charts/inferencecache-doctor`, '--version', PACKAGE.version, '--ca-file', registry.caFile];
+  return [doctorChart(registry), '--version', PACKAGE.version, '--ca-file', registry.caFile];
 }
 
 /** `helm registry login` for the registry, in whatever Helm configuration `helm` runs with. */
@@ -201,5 +215,5 @@ export function publishChart(registry: NodeRegistry, helm: string, chartDir: str
   const run = (args: readonly string[]) => execFileSync(helm, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   run(['package', chartDir, '--destination', home]);
   run(registryLoginArgs(registry));
-  run(['push', join(home, `inferencecache-doctor-${PACKAGE.version}.tgz`), `oci://${registry.host}/charts`, '--ca-file', registry.caFile]);
+  run(['push', join(home, `inferencecache-doctor-${PACKAGE.version}.tgz`), chartsRepository(registry), '--ca-file', registry.caFile]);
 }
