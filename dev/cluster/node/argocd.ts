@@ -17,7 +17,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ApiextensionsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { freePorts, httpGetOk, readPinnedVersions, spawnLogged, waitFor } from '../controlplane.ts';
+import { freePorts, httpGetOk, readPinnedVersions, resolveBinaries, spawnLogged, waitFor } from '../controlplane.ts';
 import { applyObjects, loadYamlFile, type KubeObject } from '../manifests.ts';
 import { PROJECT_ROOT, cacheRoot } from '../../paths.ts';
 import { pollUntil } from '../../poll.ts';
@@ -45,7 +45,7 @@ export function argoCdPrograms(): ArgoCdPrograms {
   return {
     argocd: join(cacheRoot(), 'bin', `argocd-${argocd}`, 'argocd'),
     crds: join(cacheRoot(), 'work', `argocd-${argocd}`, 'src', 'manifests', 'crds'),
-    helm: join(cacheRoot(), 'bin', `helm-${v['HELM4_VERSION'] ?? 'unknown'}`, 'helm'),
+    helm: resolveBinaries().helm4,
     redis: '/usr/bin/redis-server',
   };
 }

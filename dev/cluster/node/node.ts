@@ -19,6 +19,7 @@ import {
   isAlive,
   killGroup,
   readPinnedVersions,
+  resolveBinaries,
   startControlPlane,
   stopControlPlane,
   terminate,
@@ -78,11 +79,6 @@ export function nodeBinaries(): NodeBinaries {
   };
 }
 
-/** Helm 4 as hack/build-tools.sh builds it: it pushes the chart to the node's registry. */
-function helm4Binary(): string {
-  return join(cacheRoot(), 'bin', `helm-${readPinnedVersions()['HELM4_VERSION'] ?? 'unknown'}`, 'helm');
-}
-
 /** Debian packages the node needs (what .ci/run installs). */
 const TOOLS = ['containerd', 'ctr', 'runc', 'iptables', 'iptables-save', 'iptables-restore', 'ipset', 'nft', 'ip', 'buildah'];
 const CNI_PLUGINS = ['/usr/lib/cni/bridge', '/usr/lib/cni/host-local', '/usr/lib/cni/loopback'];
@@ -92,7 +88,7 @@ export function missingForNode(): string[] {
   const programs: readonly string[] = [
     ...Object.values<string>({ ...nodeBinaries() }),
     ...Object.values(registryPrograms()),
-    helm4Binary(),
+    resolveBinaries().helm4,
   ];
   const missing = programs.filter((f) => !existsSync(f));
   for (const tool of TOOLS) if (spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0) missing.push(tool);
@@ -254,7 +250,8 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
     for (const archive of images.archives) importImage(paths, archive);
     log('pushing the doctor image and the chart to the registry (the node pulls them from there)');
     publishDoctorImage(nodeRegistry);
-    publishChart(nodeRegistry, helm4Binary(), join(PROJECT_ROOT, 'chart'), dir);
+    // Helm 4 pushes the chart (hack/build-tools.sh builds it beside the control plane).
+    publishChart(nodeRegistry, resolveBinaries().helm4, join(PROJECT_ROOT, 'chart'), dir);
 
     log(`starting the kubelet (node ${NODE_NAME})`);
     const kubelet = started(
