@@ -4,6 +4,8 @@ import { Interrupted, describeError } from '../text/errors.ts';
 import { parseApiJson } from './api-json.ts';
 import { ExecCredentialPlugin } from './exec-credential.ts';
 import { ElementNotJson, ListSplitter, type ListEnd } from './list-stream.ts';
+import { ElementNotProtobuf, ProtobufListReader, type ItemDecoder } from './protobuf/list-reader.ts';
+import { protobufStatusMessage } from './protobuf/meta.ts';
 import { obj } from './wire.ts';
 import type { Read } from './state.ts';
 
@@ -27,8 +29,28 @@ type FailedRead = { readonly ok: false; readonly status?: number | undefined; re
 /** The outcome of one GET against the API server: the parsed JSON body, or why there is none. */
 export type ApiResult = { readonly ok: true; readonly body: unknown } | FailedRead;
 
-/** A request's 200 answer with its body unread, or why there is none. */
-type Sent = { readonly ok: true; readonly body: Dispatcher.ResponseData['body'] } | FailedRead;
+/** A request's 200 answer with its body unread (and whether it came in protobuf), or why there is none. */
+type Sent = { readonly ok: true; readonly body: Dispatcher.ResponseData['body']; readonly protobuf: boolean } | FailedRead;
+
+/** The media type of the API server's protobuf encoding. */
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+
+/**
+ * How a list may be read beside JSON: for a built-in Kind, in protobuf, the items decoded by `decode`
+ * (see protobuf/list-reader.ts). The API server then answers in protobuf, or in JSON when it cannot
+ * (an aggregated API, a proxy that rewrites); the answer's content type says which.
+ */
+export interface ProtobufList {
+  /** The Kind of the items: the answer's envelope must name its list (`Pod`, `PodList`). */
+  readonly kind: string;
+  readonly decode: ItemDecoder;
+}
+
+/** How one list is read: the JSON splitter's hint, and the protobuf reading when the Kind has one. */
+export interface ListOptions {
+  readonly metadataFollowedBy?: string;
+  readonly protobuf?: ProtobufList;
+}
 
 /** A list's items, or its failure with the HTTP status when the API server answered. */
 export type ListResult<T> = Read<T> | FailedRead;
@@ -44,6 +66,8 @@ export type ObjectSource = Pick<KubeApi, 'get' | 'list'>;
 export interface ApiStats {
   requests: number;
   bytes: number;
+  /** The pages that came in protobuf. */
+  protobufPages: number;
 }
 
 /** The message of a Kubernetes `Status` body, if the body is one. */
@@ -72,7 +96,7 @@ function statusMessage(text: string): string | undefined {
  * doctor never writes.
  */
 export class KubeApi {
-  readonly stats: ApiStats = { requests: 0, bytes: 0 };
+  readonly stats: ApiStats = { requests: 0, bytes: 0, protobufPages: 0 };
   private readonly server: string;
   private readonly kc: KubeConfig;
   private readonly plugin: ExecCredentialPlugin | undefined;
@@ -115,9 +139,10 @@ export class KubeApi {
   /**
    * Sends GET `path` (with its query) and resolves once the answer's status and headers are in: a 200
    * answer with its body still to be read, or a failure with the API server's message for any other
-   * status. Never rejects.
+   * status (its `Status` body read in either encoding). Asks for protobuf first when `protobuf`. Never
+   * rejects.
    */
-  private async send(path: string, signal: AbortSignal): Promise<Sent> {
+  private async send(path: string, signal: AbortSignal, protobuf = false): Promise<Sent> {
     const url = `${this.server}${path}`;
     try {
       const auth = await this.authentication(signal);
@@ -128,16 +153,19 @@ export class KubeApi {
       this.stats.requests++;
       const res = await request(url, {
         method: 'GET',
-        headers: { ...ctx.getHeaders(), accept: 'application/json' },
+        headers: { ...ctx.getHeaders(), accept: protobuf ? `${PROTOBUF}, application/json` : 'application/json' },
         signal,
         ...(dispatcher === undefined ? {} : { dispatcher }),
       });
+      const type = res.headers['content-type'];
+      const inProtobuf = typeof type === 'string' && type.toLowerCase().startsWith(PROTOBUF);
       if (res.statusCode !== 200) {
-        const text = await res.body.text();
-        this.stats.bytes += Buffer.byteLength(text);
-        return { ok: false, status: res.statusCode, error: statusMessage(text) ?? `the API server answered HTTP ${res.statusCode}` };
+        const bytes = Buffer.from(await res.body.arrayBuffer());
+        this.stats.bytes += bytes.length;
+        const message = inProtobuf ? protobufStatusMessage(bytes) : statusMessage(bytes.toString('utf8'));
+        return { ok: false, status: res.statusCode, error: message ?? `the API server answered HTTP ${res.statusCode}` };
       }
-      return { ok: true, body: res.body };
+      return { ok: true, body: res.body, protobuf: inProtobuf };
     } catch (err) {
       return { ok: false, error: this.failure(err, signal) };
     }
@@ -170,7 +198,8 @@ export class KubeApi {
    * later one. When a continue token expires (HTTP 410) the list restarts once without pagination, as
    * kubectl's pager does. An answer that is not a list (no `items` array, an item that is not JSON)
    * fails the read: taken for an empty list, it would hide every finding it holds. More than
-   * {@link MAX_PAGES} pages fail it too.
+   * {@link MAX_PAGES} pages fail it too. With `options.protobuf`, each page is asked for in protobuf
+   * and read in whichever encoding it comes.
    *
    * What `project` throws is a bug in the doctor, not a property of the cluster: the returned promise
    * rejects with it (after giving up the page and any next page asked for), rather than resolving to a
@@ -181,7 +210,7 @@ export class KubeApi {
     project: (item: unknown) => T | undefined,
     signal: AbortSignal,
     params: Readonly<Record<string, string>> = {},
-    options: { readonly metadataFollowedBy?: string } = {},
+    options: ListOptions = {},
   ): Promise<ListResult<T>> {
     const items: T[] = [];
     let objects = 0;
@@ -191,7 +220,7 @@ export class KubeApi {
       if (paged) query.set('limit', String(PAGE_SIZE));
       if (paged && token !== '') query.set('continue', token);
       const qs = query.toString();
-      return this.request(qs === '' ? path : `${path}?${qs}`, signal);
+      return this.request(qs === '' ? path : `${path}?${qs}`, signal, options.protobuf !== undefined);
     };
     let current = pageOf('');
     for (let pages = 1; ; pages++) {
@@ -208,23 +237,31 @@ export class KubeApi {
       }
       // The next page asked for, and the continue token it was asked for with.
       let next: { readonly token: string; readonly page: Pending } | undefined;
-      const splitter = new ListSplitter({
-        ...options,
-        onItem: (value) => {
+      const handlers = {
+        onItem: (value: unknown) => {
           objects++;
           const item = project(value);
           if (item !== undefined) items.push(item);
         },
-        onMetadata: (metadata) => {
+        onMetadata: (metadata: unknown) => {
           // A later `metadata` of the same page supersedes the earlier one, and the page it names.
           const token = paged && pages < MAX_PAGES ? continueOf(metadata) : '';
           if (next?.token === token) return;
           next?.page.cancel();
           next = token === '' ? undefined : { token, page: pageOf(token) };
         },
-      });
+      };
+      const { protobuf } = options;
+      if (sent.protobuf) this.stats.protobufPages++;
+      const reader =
+        sent.protobuf && protobuf !== undefined
+          ? new ProtobufListReader(protobuf.kind, protobuf.decode, handlers)
+          : new ListSplitter({
+              ...handlers,
+              ...(options.metadataFollowedBy === undefined ? {} : { metadataFollowedBy: options.metadataFollowedBy }),
+            });
       const before = objects;
-      const read = await this.readBody(sent.body, splitter, signal);
+      const read = await this.readBody(sent.body, reader, signal);
       if (!read.ok) {
         next?.page.cancel();
         if ('thrown' in read) throw read.thrown;
@@ -251,9 +288,9 @@ export class KubeApi {
   }
 
   /** A request whose answer is awaited later, and can be given up (its connection then closes). */
-  private request(path: string, signal: AbortSignal): Pending {
+  private request(path: string, signal: AbortSignal, protobuf: boolean): Pending {
     const giveUp = new AbortController();
-    const answer = this.send(path, AbortSignal.any([signal, giveUp.signal]));
+    const answer = this.send(path, AbortSignal.any([signal, giveUp.signal]), protobuf);
     return {
       answer,
       cancel: () => {
@@ -264,13 +301,14 @@ export class KubeApi {
   }
 
   /**
-   * Feeds a page's body to the splitter as its chunks arrive, and says how it ended: a failure
-   * mid-body (`transfer`), an item that is not JSON (`item`), a body that is no list (`why`), or what
-   * the splitter's handlers threw (`thrown`: a projection's bug), the body given up on every failure.
+   * Feeds a page's body to its reader (the JSON splitter, or the protobuf list reader) as its chunks
+   * arrive, and says how it ended: a failure mid-body (`transfer`), an item that is not JSON or not its
+   * Kind in protobuf (`item`), a body that is no list (`why`), or what the reader's handlers threw
+   * (`thrown`: a projection's bug), the body given up on every failure.
    * Read with `data` events rather than `for await`: a page of pods comes in hundreds of chunks, and
    * an async iterator costs promises for each.
    */
-  private readBody(body: Dispatcher.ResponseData['body'], splitter: ListSplitter, signal: AbortSignal): Promise<BodyRead> {
+  private readBody(body: Dispatcher.ResponseData['body'], splitter: BodyReader, signal: AbortSignal): Promise<BodyRead> {
     return new Promise((resolve) => {
       let settled = false;
       const settle = (read: BodyRead) => {
@@ -279,8 +317,9 @@ export class KubeApi {
         if (!read.ok) body.destroy();
         resolve(read);
       };
-      // What `push` or `end` throws: an item that is not JSON, or a bug.
-      const thrown = (err: unknown) => settle(err instanceof ElementNotJson ? { ok: false, item: err } : { ok: false, thrown: err });
+      // What `push` or `end` throws: an item that is unreadable, or a bug.
+      const thrown = (err: unknown) =>
+        settle(err instanceof ElementNotJson || err instanceof ElementNotProtobuf ? { ok: false, item: err } : { ok: false, thrown: err });
       body.on('data', (chunk: Buffer) => {
         if (settled) return;
         this.stats.bytes += chunk.length;
@@ -307,11 +346,14 @@ export class KubeApi {
   }
 }
 
+/** What reads a page's body: the JSON splitter or the protobuf list reader. */
+type BodyReader = Pick<ListSplitter, 'push' | 'end'>;
+
 /** How reading a page's body ended: the list's end, or why there is none. */
 type BodyRead =
   | { readonly ok: true; readonly end: ListEnd }
   | { readonly ok: false; readonly transfer: string }
-  | { readonly ok: false; readonly item: ElementNotJson }
+  | { readonly ok: false; readonly item: ElementNotJson | ElementNotProtobuf }
   | { readonly ok: false; readonly why: string }
   /** A handler threw: a bug in the doctor, which `list` throws on. */
   | { readonly ok: false; readonly thrown: unknown };
@@ -322,6 +364,9 @@ type BodyRead =
  */
 function describeBodyRead(read: Exclude<BodyRead, { ok: true } | { thrown: unknown }>, path: string, before: number): string {
   if ('transfer' in read) return read.transfer;
+  if ('item' in read && read.item instanceof ElementNotProtobuf) {
+    return `item ${before + read.item.index + 1} of the API server's answer to ${path} is not a ${read.item.kind} in protobuf: ${read.item.cause.message}`;
+  }
   if ('item' in read) {
     return `item ${before + read.item.index + 1} of the API server's answer to ${path} is not JSON: ${describeError(read.item.cause)}`;
   }

@@ -1,4 +1,4 @@
-import type { ListResult, ObjectSource } from './api.ts';
+import type { ListResult, ObjectSource, ProtobufList } from './api.ts';
 import { EVENT_VIEWS, eventViews, eventWanted, type EventViewName, type EventViews } from './event-views.ts';
 import {
   POD_VIEWS,
@@ -21,6 +21,7 @@ import {
   sharePod,
 } from './project.ts';
 import { projectNetworkPolicy } from './project-network-policy.ts';
+import { eventDecoder } from './protobuf/objects.ts';
 import { projectNode } from './project-node.ts';
 import { projectServiceAccount } from './project-service-account.ts';
 import { pullSecretRefs } from './pull-secret-refs.ts';
@@ -96,9 +97,10 @@ async function listOf<K extends CollectionName>(
   namespace: string,
   signal: AbortSignal,
   project: (raw: unknown) => Yields[K] | undefined,
+  protobuf?: ProtobufList,
 ): Promise<Read<Yields[K]>> {
   const spec = COLLECTIONS[collection];
-  const options = 'metadataFollowedBy' in spec ? { metadataFollowedBy: spec.metadataFollowedBy } : {};
+  const options = 'metadataFollowedBy' in spec ? { metadataFollowedBy: spec.metadataFollowedBy, protobuf: protobuf ?? spec.protobuf } : {};
   return notServed(collection, await api.list(collectionPath(spec.access, namespace), project, signal, {}, options));
 }
 
@@ -170,9 +172,10 @@ export async function gatherClusterState(api: ObjectSource, plan: GatherPlan, si
   const wanted = eventWanted(eventViewNames);
   let events: Promise<EventViews> | undefined;
   const eventViewsOf = () =>
-    (events ??= listOf(api, 'events', plan.namespace, signal, (raw) => projectEvent(raw, wanted, interner)).then((read) =>
-      eventViews(read, eventViewNames),
-    ));
+    (events ??= listOf(api, 'events', plan.namespace, signal, (raw) => projectEvent(raw, wanted, interner), {
+      kind: 'Event',
+      decode: eventDecoder(wanted),
+    }).then((read) => eventViews(read, eventViewNames)));
 
   const pending: Promise<readonly [ReadName, ClusterState[ReadName]]>[] = [];
   const add = (name: ReadName, value: Promise<ClusterState[ReadName]>) => pending.push(value.then((v) => [name, v] as const));

@@ -1,3 +1,5 @@
+import type { ProtobufList } from './api.ts';
+import { decodeEvent, decodePod } from './protobuf/objects.ts';
 import type { ReadName } from './state.ts';
 
 /**
@@ -34,6 +36,11 @@ export interface CollectionSpec {
    * `metadata`) unparsed (see `withoutManagedFields`).
    */
   readonly metadataFollowedBy?: string;
+  /**
+   * For a built-in Kind with many objects, its reading in protobuf: the API server encodes it for
+   * half the CPU of JSON, and the doctor decodes only the fields it reads (docs/protobuf.md).
+   */
+  readonly protobuf?: ProtobufList;
 }
 
 const CACHE_GROUP = { group: 'inferencecache.io', version: 'v1alpha1' } as const;
@@ -42,11 +49,17 @@ const CORE = { group: '', version: 'v1' } as const;
 /** The lists a run may read, each at most once. */
 export const COLLECTIONS = {
   cacheBackends: { kind: 'CacheBackend', access: { ...CACHE_GROUP, resource: 'cachebackends', verbs: ['list'], namespaced: true } },
-  pods: { kind: 'Pod', access: { ...CORE, resource: 'pods', verbs: ['list'], namespaced: true }, metadataFollowedBy: 'spec' },
+  pods: {
+    kind: 'Pod',
+    access: { ...CORE, resource: 'pods', verbs: ['list'], namespaced: true },
+    metadataFollowedBy: 'spec',
+    protobuf: { kind: 'Pod', decode: decodePod },
+  },
   events: {
     kind: 'Event',
     access: { ...CORE, resource: 'events', verbs: ['list'], namespaced: true },
     metadataFollowedBy: 'involvedObject',
+    protobuf: { kind: 'Event', decode: decodeEvent },
   },
   cacheTenants: { kind: 'CacheTenant', access: { ...CACHE_GROUP, resource: 'cachetenants', verbs: ['list'], namespaced: true } },
   cachePolicies: { kind: 'CachePolicy', access: { ...CACHE_GROUP, resource: 'cachepolicies', verbs: ['list'], namespaced: true } },

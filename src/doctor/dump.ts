@@ -12,7 +12,7 @@
 import { stringify } from 'yaml';
 import { planRun } from '../checks/registry.ts';
 import type { DumpOptions } from '../cli/options.ts';
-import { KubeApi, type ApiResult, type ListResult, type ObjectSource } from '../cluster/api.ts';
+import { KubeApi, type ApiResult, type ListOptions, type ListResult, type ObjectSource } from '../cluster/api.ts';
 import { dumpedSecret, unreadSecret } from '../cluster/dump-secret.ts';
 import { gatherClusterState } from '../cluster/gather.ts';
 import { loadKubeConfig } from '../cluster/kubeconfig.ts';
@@ -50,7 +50,7 @@ class Recorder implements ObjectSource {
     project: (item: unknown) => T | undefined,
     signal: AbortSignal,
     params?: Readonly<Record<string, string>>,
-    options?: { readonly metadataFollowedBy?: string },
+    options?: ListOptions,
   ): Promise<ListResult<T>> {
     const kept: unknown[] = [];
     this.lists.set(path, kept);
@@ -59,7 +59,9 @@ class Recorder implements ObjectSource {
       if (item !== undefined) kept.push(raw);
       return item;
     };
-    return this.#api.list(path, keep, signal, params, options);
+    // The objects are written whole, so they are read in JSON: protobuf would give only what the projections read.
+    const json = options?.metadataFollowedBy === undefined ? {} : { metadataFollowedBy: options.metadataFollowedBy };
+    return this.#api.list(path, keep, signal, params, json);
   }
 
   async get(path: string, signal: AbortSignal): Promise<ApiResult> {

@@ -1,7 +1,9 @@
 // A TLS proxy in front of the test control plane's kube-apiserver that misbehaves on request: it
 // delays, drops, answers 429/500/garbage, sends malformed lists or a continue token without end,
-// rewrites what the API server answered (hostile objects), or hangs. Everything it does not match it
-// forwards untouched, with the caller's own credentials, so RBAC and the audit log stay real.
+// rewrites what the API server answered (hostile objects; asked of it in JSON, which the doctor, asking
+// for Pods and Events in protobuf first, then reads as an API server's fallback), or hangs. Everything
+// it does not match it forwards untouched, with the caller's own credentials, so RBAC and the audit log
+// stay real.
 import { readFileSync } from 'node:fs';
 import { request as httpsRequest, createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -56,9 +58,14 @@ export async function startApiProxy(upstream: { readonly server: string; readonl
   let matched = 0;
   const sockets = new Set<Socket>();
 
-  const forward = async (req: IncomingMessage, body: Buffer): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> =>
+  /** Forwards the request; `json` asks the API server for JSON whatever the client accepts (to rewrite the answer). */
+  const forward = async (
+    req: IncomingMessage,
+    body: Buffer,
+    json: boolean,
+  ): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> =>
     new Promise((resolve, reject) => {
-      const headers = { ...req.headers, host: target.host };
+      const headers = { ...req.headers, host: target.host, ...(json ? { accept: 'application/json' } : {}) };
       const out = httpsRequest(
         { host: target.hostname, port: target.port, path: req.url, method: req.method, headers, ca: upstreamCa },
         (res) => {
@@ -113,7 +120,7 @@ export async function startApiProxy(upstream: { readonly server: string; readonl
       case undefined:
         break;
     }
-    const answer = await forward(req, body);
+    const answer = await forward(req, body, action?.kind === 'transform');
     if (action?.kind === 'transform' && answer.status === 200) {
       send(res, 200, JSON.stringify(action.change(JSON.parse(answer.body.toString('utf8')))), answer.headers);
       return;

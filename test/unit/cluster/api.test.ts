@@ -1,12 +1,15 @@
 // The API client against a loopback server that answers what a broken or hostile API server (or a
 // proxy in front of one) may answer: no list where a list belongs, a continue token that never ends,
-// a page that names its metadata twice, integers beyond 2^53, names that would bend a URL. And what a
-// projection throws, which is the doctor's bug, not the cluster's.
+// a page that names its metadata twice, integers beyond 2^53, names that would bend a URL, lists in
+// protobuf and in JSON by turns. And what a projection throws, which is the doctor's bug, not the cluster's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PAGES, type KubeApi } from '../../../src/cluster/api.ts';
+import { projectPod } from '../../../src/cluster/project.ts';
+import { decodePod } from '../../../src/cluster/protobuf/objects.ts';
 import { readPullSecrets } from '../../../src/cluster/pull-secrets.ts';
 import { startLoopbackApi, type LoopbackApi } from '../../support/loopback-api.ts';
+import { encode, envelope, type Field } from '../../support/protobuf.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -284,5 +287,84 @@ describe('names from the cluster never bend a URL', () => {
     paths.length = 0;
     await readPullSecrets(api, [{ namespace: 'ns1', name: 'regcred.v2', referrers: ['pod/ns1/p'] }], AbortSignal.timeout(10_000));
     expect(paths).toEqual(['/api/v1/namespaces/ns1/secrets/regcred.v2']);
+  });
+});
+
+describe('lists in protobuf', () => {
+  const protobuf = { kind: 'Pod', decode: decodePod };
+  const accepts: string[] = [];
+  const listPods = (protobufToo = true) => {
+    paths.length = 0;
+    accepts.length = 0;
+    return api.list('/api/v1/pods', (raw) => projectPod(raw).pod.name, AbortSignal.timeout(60_000), {}, protobufToo ? { protobuf } : {});
+  };
+  const pb = (res: ServerResponse, body: Uint8Array, status = 200) => {
+    res.writeHead(status, { 'content-type': 'application/vnd.kubernetes.protobuf' });
+    res.end(body);
+  };
+  const page = (names: readonly string[], token: string) =>
+    envelope('PodList', encode([[1, [[3, token]]], ...names.map((name): Field => [2, [[1, [[1, name]]]]])]));
+
+  it('are asked for in protobuf, JSON second, and read across pages in whichever encoding each comes', async () => {
+    handler = (req, res) => {
+      accepts.push(req.headers.accept ?? '');
+      const token = new URL(req.url ?? '', 'http://x').searchParams.get('continue');
+      if (token === null) pb(res, page(['a', 'b'], '1'));
+      else if (token === '1') json(res, { kind: 'PodList', metadata: { continue: '2' }, items: [{ metadata: { name: 'c' } }] });
+      else pb(res, page(['d'], ''));
+    };
+    const before = api.stats.protobufPages;
+    expect(await listPods()).toEqual({ ok: true, items: ['a', 'b', 'c', 'd'] });
+    expect(accepts).toEqual(Array(3).fill('application/vnd.kubernetes.protobuf, application/json'));
+    expect(api.stats.protobufPages - before).toBe(2);
+  });
+
+  it('are not asked for where the read has no protobuf reading', async () => {
+    handler = (req, res) => {
+      accepts.push(req.headers.accept ?? '');
+      json(res, { kind: 'PodList', metadata: {}, items: [{ metadata: { name: 'a' } }] });
+    };
+    expect(await listPods(false)).toEqual({ ok: true, items: ['a'] });
+    expect(accepts).toEqual(['application/json']);
+  });
+
+  it("give the API server's message of a refusal written in protobuf", async () => {
+    handler = (_req, res) =>
+      pb(
+        res,
+        envelope(
+          'Status',
+          encode([
+            [2, 'Failure'],
+            [3, 'pods is forbidden: User "x" cannot list'],
+            [6, 403],
+          ]),
+        ),
+        403,
+      );
+    expect(await listPods()).toEqual({ ok: false, status: 403, error: 'pods is forbidden: User "x" cannot list' });
+  });
+
+  it.each([
+    [
+      'an answer of another Kind',
+      envelope('ServiceList', encode([])),
+      "the API server's answer to /api/v1/pods is not a list: it holds a ServiceList, not a PodList",
+    ],
+    ['an answer cut short', page(['a', 'b'], '').subarray(0, 30), "the API server's answer to /api/v1/pods is not a list: it is cut short"],
+    [
+      'an item that is not a Pod',
+      envelope(
+        'PodList',
+        encode([
+          [2, [[1, [[1, 'a']]]]],
+          [2, Uint8Array.from([0x0a, 0x05])],
+        ]),
+      ),
+      "item 2 of the API server's answer to /api/v1/pods is not a Pod in protobuf: a length-delimited value runs past the end of its message",
+    ],
+  ])('fail the read when broken: %s', async (_, body, error) => {
+    handler = (_req, res) => pb(res, body);
+    expect(await listPods()).toEqual({ ok: false, error });
   });
 });
