@@ -100,7 +100,7 @@ type Phase = 'magic' | 'envelope' | 'list' | 'after-list';
 /**
  * Feed it the answer's bytes with `push`, then call `end`; the handlers are those of the JSON splitter.
  * The chunks are read where they lie: only a field that runs from one chunk into the next is copied,
- * into bytes of its own.
+ * into one buffer the reader keeps for that.
  */
 export class ProtobufListReader {
   readonly #handlers: ListHandlers;

@@ -2,11 +2,11 @@
  * The core/v1 Pods and Events of a protobuf list, decoded to the JSON shape `projectPod` and
  * `projectEvent` read, holding only what they read. Of a Pod: identity, labels and the install's
  * annotations (the values of the others, a `last-applied-configuration` among them, are not read); the
- * containers' names, images, ports, resources and restart policies; node, service account, pull
- * secrets, overhead and pod-level resources; phase, conditions and the containers' waiting states. Of
- * an Event: identity and creation, the object it is about, reason, message and its times. The rest
- * (volumes, tolerations, managedFields, probes, env) is stepped over by its length, never read. Field
- * numbers are those of `k8s.io/api/core/v1` (docs/protobuf.md).
+ * containers' ports and restart policies; node, service account and pull secrets; phase, conditions
+ * and the containers' waiting states; and what it asks of a node (resources, overhead, pod-level
+ * resources) only while it waits for one. Of an Event: its creation, the object it is about, reason,
+ * message and times. The rest (volumes, tolerations, managedFields, probes, env) is stepped over by
+ * its length, never read. Field numbers are those of `k8s.io/api/core/v1` (docs/protobuf.md).
  *
  * @module
  */
