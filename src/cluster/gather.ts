@@ -1,4 +1,4 @@
-import type { ListResult, ObjectSource, ProtobufList } from './api.ts';
+import type { ListOptions, ListResult, ObjectSource } from './api.ts';
 import { EVENT_VIEWS, eventViews, eventWanted, type EventViewName, type EventViews } from './event-views.ts';
 import {
   POD_VIEWS,
@@ -21,12 +21,22 @@ import {
   sharePod,
 } from './project.ts';
 import { projectNetworkPolicy } from './project-network-policy.ts';
+import type { ItemDecoder } from './protobuf/list-reader.ts';
 import { eventDecoder } from './protobuf/objects.ts';
 import { projectNode } from './project-node.ts';
 import { projectServiceAccount } from './project-service-account.ts';
 import { pullSecretRefs } from './pull-secret-refs.ts';
 import { readPullSecrets } from './pull-secrets.ts';
-import { COLLECTIONS, READS, collectionPath, isNamespaceName, objectPath, withSources, type CollectionName } from './reads.ts';
+import {
+  COLLECTIONS,
+  READS,
+  collectionPath,
+  isNamespaceName,
+  objectPath,
+  withSources,
+  type CollectionName,
+  type CollectionSpec,
+} from './reads.ts';
 import type {
   CacheBackend,
   CachePolicy,
@@ -90,17 +100,24 @@ function notServed<T>(collection: CollectionName, result: ListResult<T>): Read<T
   };
 }
 
-/** Reads one list, each object through `project` (undefined drops it). */
+/**
+ * Reads one list, each object through `project` (undefined drops it). `decode`, for a list the
+ * catalogue reads in protobuf, decodes its items instead of the catalogue's decoder.
+ */
 async function listOf<K extends CollectionName>(
   api: ObjectSource,
   collection: K,
   namespace: string,
   signal: AbortSignal,
   project: (raw: unknown) => Yields[K] | undefined,
-  protobuf?: ProtobufList,
+  decode?: ItemDecoder,
 ): Promise<Read<Yields[K]>> {
-  const spec = COLLECTIONS[collection];
-  const options = 'metadataFollowedBy' in spec ? { metadataFollowedBy: spec.metadataFollowedBy, protobuf: protobuf ?? spec.protobuf } : {};
+  const spec: CollectionSpec = COLLECTIONS[collection];
+  const { metadataFollowedBy, protobuf } = spec;
+  const options: ListOptions = {
+    ...(metadataFollowedBy === undefined ? {} : { metadataFollowedBy }),
+    ...(protobuf === undefined ? {} : { protobuf: decode === undefined ? protobuf : { ...protobuf, decode } }),
+  };
   return notServed(collection, await api.list(collectionPath(spec.access, namespace), project, signal, {}, options));
 }
 
@@ -172,10 +189,9 @@ export async function gatherClusterState(api: ObjectSource, plan: GatherPlan, si
   const wanted = eventWanted(eventViewNames);
   let events: Promise<EventViews> | undefined;
   const eventViewsOf = () =>
-    (events ??= listOf(api, 'events', plan.namespace, signal, (raw) => projectEvent(raw, wanted, interner), {
-      kind: 'Event',
-      decode: eventDecoder(wanted),
-    }).then((read) => eventViews(read, eventViewNames)));
+    (events ??= listOf(api, 'events', plan.namespace, signal, (raw) => projectEvent(raw, wanted, interner), eventDecoder(wanted)).then(
+      (read) => eventViews(read, eventViewNames),
+    ));
 
   const pending: Promise<readonly [ReadName, ClusterState[ReadName]]>[] = [];
   const add = (name: ReadName, value: Promise<ClusterState[ReadName]>) => pending.push(value.then((v) => [name, v] as const));

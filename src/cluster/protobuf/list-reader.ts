@@ -14,8 +14,8 @@
  */
 
 import type { ListEnd, ListHandlers } from '../list-stream.ts';
-import { ENVELOPE_MAGIC, decodeListMeta, decodeTypeMetaKind, type Decoded } from './meta.ts';
-import { FIXED32, FIXED64, LENGTH_DELIMITED, ProtoReader, ProtobufError, VARINT } from './reader.ts';
+import { ENVELOPE_MAGIC, decodeListMeta, decodeTypeMetaKind, hasMagic, type Decoded } from './meta.ts';
+import { LENGTH_DELIMITED, ProtoReader, ProtobufCut, ProtobufError } from './reader.ts';
 
 /**
  * The largest item read: etcd stores no object over 1.5 MiB, and an object grows little from its
@@ -52,42 +52,17 @@ interface Header {
   readonly size: number;
 }
 
-/** A varint at `bytes[at]`: its value and size, or undefined when the bytes end (at `end`) first. */
-function varintAt(bytes: Uint8Array, at: number, end: number): { value: number; size: number } | undefined {
-  let value = 0;
-  let weight = 1;
-  for (let i = 0; i < 10; i++) {
-    if (at + i >= end) return undefined;
-    const b = bytes[at + i] ?? 0;
-    value += (b & 0x7f) * weight;
-    if (b < 0x80) return { value, size: i + 1 };
-    weight *= 128;
-  }
-  throw new ProtobufError('a varint longer than ten bytes');
-}
-
 /** The header of the field at `bytes[at]`, or undefined when the bytes end (at `end`) inside it. */
 function headerAt(bytes: Uint8Array, at: number, end: number): Header | undefined {
-  const key = varintAt(bytes, at, end);
-  if (key === undefined) return undefined;
-  const field = Math.floor(key.value / 8);
-  const wireType = key.value % 8;
-  if (field === 0) throw new ProtobufError('a field numbered 0');
-  switch (wireType) {
-    case VARINT: {
-      const value = varintAt(bytes, at + key.size, end);
-      return value === undefined ? undefined : { field, wireType, length: 0, size: key.size + value.size };
-    }
-    case LENGTH_DELIMITED: {
-      const length = varintAt(bytes, at + key.size, end);
-      return length === undefined ? undefined : { field, wireType, length: length.value, size: key.size + length.size };
-    }
-    case FIXED64:
-      return { field, wireType, length: 8, size: key.size };
-    case FIXED32:
-      return { field, wireType, length: 4, size: key.size };
-    default:
-      throw new ProtobufError(`wire type ${wireType}, which no Kubernetes message uses`);
+  const r = new ProtoReader(bytes, at, end);
+  try {
+    const field = r.next();
+    if (field === 0) return undefined;
+    const length = r.valueLength();
+    return { field, wireType: r.wireType, length, size: r.pos - at };
+  } catch (err) {
+    if (err instanceof ProtobufCut) return undefined;
+    throw err;
   }
 }
 
@@ -213,8 +188,7 @@ export class ProtobufListReader {
       const available = this.#available;
       if (this.#phase === 'magic') {
         if (available < ENVELOPE_MAGIC.length) return this.#wait(ENVELOPE_MAGIC.length);
-        const magic = this.#copy(ENVELOPE_MAGIC.length);
-        if (!ENVELOPE_MAGIC.every((b, i) => magic[i] === b)) throw new ProtobufError('it is not a protobuf answer of an API server');
+        if (!hasMagic(this.#copy(ENVELOPE_MAGIC.length))) throw new ProtobufError('it is not a protobuf answer of an API server');
         this.#advance(ENVELOPE_MAGIC.length);
         this.#phase = 'envelope';
         continue;
@@ -242,14 +216,14 @@ export class ProtobufListReader {
         throw new ProtobufError(`a field of ${header.length} bytes, larger than any object an API server sends`);
       if (available < header.size + header.length) return this.#wait(header.size + header.length);
       this.#advance(header.size);
+      // The value is read where it lies when its chunk holds it whole, else from a copy.
       const first = this.#chunks[0];
-      let value: { bytes: Buffer; start: number; end: number };
-      if (first !== undefined && first.length - this.#pos >= header.length)
-        value = { bytes: first, start: this.#pos, end: this.#pos + header.length };
-      else value = { bytes: this.#copy(header.length), start: 0, end: header.length };
+      const inPlace = first !== undefined && first.length - this.#pos >= header.length;
+      const bytes = inPlace ? first : this.#copy(header.length);
+      const start = inPlace ? this.#pos : 0;
       this.#advance(header.length);
-      if (this.#phase === 'list') this.#listField(header, value.bytes, value.start, value.end);
-      else this.#envelopeField(header, value.bytes, value.start, value.end);
+      if (this.#phase === 'list') this.#listField(header, bytes, start, start + header.length);
+      else this.#envelopeField(header, bytes, start, start + header.length);
     }
   }
 

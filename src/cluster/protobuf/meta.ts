@@ -15,6 +15,32 @@ export const ENVELOPE_MAGIC = [0x6b, 0x38, 0x73, 0x00] as const;
 /** What the decoders build: the JSON shape, holding only the fields some projection reads. */
 export type Decoded = Record<string, unknown>;
 
+/** The string field numbered `number` of the message `r` reads, `absent` when it has none (the last when named twice). */
+export function stringField(r: ProtoReader, number: number, absent = ''): string {
+  let value = absent;
+  for (let field = r.next(); field !== 0; field = r.next()) {
+    if (field === number) value = r.string();
+    else r.skip();
+  }
+  return value;
+}
+
+/**
+ * The decoder of a message whose fields read are all strings, each set under its JSON key: `keys`
+ * maps field numbers to keys. Most small messages of an object are of this kind.
+ */
+export function stringsOf(keys: Readonly<Record<number, string>>): (r: ProtoReader) => Decoded {
+  return (r) => {
+    const out: Decoded = {};
+    for (let field = r.next(); field !== 0; field = r.next()) {
+      const key = keys[field];
+      if (key === undefined) r.skip();
+      else out[key] = r.string();
+    }
+    return out;
+  };
+}
+
 /** Which ObjectMeta fields a Kind's projection reads. */
 export interface MetaFields {
   /** Whether it reads the name, namespace and uid. */
@@ -50,14 +76,7 @@ export function quantityValue(r: ProtoReader): string {
   return inner(r, quantityText);
 }
 
-function quantityText(r: ProtoReader): string {
-  let text = '0';
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) text = r.string();
-    else r.skip();
-  }
-  return text;
-}
+const quantityText = (r: ProtoReader) => stringField(r, 1, '0');
 
 /**
  * One entry of a map field (a message of key = 1, value = 2) added to `into`; a key named again
@@ -130,15 +149,7 @@ export function wholeSeconds(seconds: number): string {
 }
 
 /** A list's metadata: its continue token and resource version, as its JSON holds them. */
-export function decodeListMeta(r: ProtoReader): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 2) out['resourceVersion'] = r.string();
-    else if (field === 3) out['continue'] = r.string();
-    else r.skip();
-  }
-  return out;
-}
+export const decodeListMeta = stringsOf({ 2: 'resourceVersion', 3: 'continue' });
 
 /** The Kind an envelope names, and where the object it wraps lies in the bytes. */
 export interface Envelope {
@@ -147,14 +158,7 @@ export interface Envelope {
 }
 
 /** The type an envelope's TypeMeta names: its Kind. */
-export function decodeTypeMetaKind(r: ProtoReader): string {
-  let kind = '';
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 2) kind = r.string();
-    else r.skip();
-  }
-  return kind;
-}
+export const decodeTypeMetaKind = (r: ProtoReader): string => stringField(r, 2);
 
 /** Whether `bytes` open with the envelope's magic. */
 export function hasMagic(bytes: Uint8Array): boolean {
@@ -180,12 +184,7 @@ export function protobufStatusMessage(bytes: Uint8Array): string | undefined {
   try {
     const { kind, raw } = decodeEnvelope(bytes);
     if (kind !== 'Status') return undefined;
-    const r = new ProtoReader(bytes, raw.start, raw.end);
-    let message = '';
-    for (let field = r.next(); field !== 0; field = r.next()) {
-      if (field === 3) message = r.string();
-      else r.skip();
-    }
+    const message = stringField(new ProtoReader(bytes, raw.start, raw.end), 3);
     return message === '' ? undefined : message;
   } catch (err) {
     if (err instanceof ProtobufError) return undefined;

@@ -13,7 +13,7 @@
 
 import { INSTALL_ANNOTATION_PREFIX } from '../install.ts';
 import { isWaitingForNode } from '../project-pod-facts.ts';
-import { decodeObjectMeta, mapEntry, quantityValue, setTime, type Decoded, type MetaFields } from './meta.ts';
+import { decodeObjectMeta, mapEntry, quantityValue, setTime, stringField, stringsOf, type Decoded, type MetaFields } from './meta.ts';
 import { ProtoReader, inner } from './reader.ts';
 
 /** What `projectPod` reads of a Pod's metadata: its labels, and the install's own annotations. */
@@ -29,6 +29,14 @@ const EVENT_META: MetaFields = { identity: false, creation: true, labels: false,
 
 const decodePodMeta = (r: ProtoReader) => decodeObjectMeta(r, POD_META);
 const decodeEventMeta = (r: ProtoReader) => decodeObjectMeta(r, EVENT_META);
+
+/** The messages whose fields read are all strings, by field number (docs/protobuf.md). */
+const decodeName = stringsOf({ 1: 'name' });
+const decodeCondition = stringsOf({ 1: 'type', 2: 'status', 5: 'reason', 6: 'message' });
+const decodeWaiting = stringsOf({ 1: 'reason', 2: 'message' });
+const decodeObjectReference = stringsOf({ 1: 'kind', 2: 'namespace', 3: 'name', 4: 'uid' });
+/** An ObjectReference's Kind. */
+const kindOf = (r: ProtoReader): string => stringField(r, 1);
 
 function push(into: Decoded, key: string, value: unknown): void {
   ((into[key] ??= []) as unknown[]).push(value);
@@ -70,15 +78,6 @@ function decodeContainer(r: ProtoReader, withRequests: boolean): Decoded {
 const containerOnly = (r: ProtoReader) => decodeContainer(r, false);
 const containerWithRequests = (r: ProtoReader) => decodeContainer(r, true);
 
-function decodeName(r: ProtoReader): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) out['name'] = r.string();
-    else r.skip();
-  }
-  return out;
-}
-
 /**
  * A PodSpec; what the pod asks of a node (the containers' resources, the overhead, the pod-level
  * resources) only `withRequests`: `projectPod` reads them only of a pod that waits for a node.
@@ -100,33 +99,11 @@ function decodeSpec(r: ProtoReader, withRequests: boolean): Decoded {
   return out;
 }
 
-function decodeCondition(r: ProtoReader): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) out['type'] = r.string();
-    else if (field === 2) out['status'] = r.string();
-    else if (field === 5) out['reason'] = r.string();
-    else if (field === 6) out['message'] = r.string();
-    else r.skip();
-  }
-  return out;
-}
-
 /** A ContainerState: only `waiting` is read, its reason and message. */
 function decodeState(r: ProtoReader): Decoded {
   const out: Decoded = {};
   for (let field = r.next(); field !== 0; field = r.next()) {
     if (field === 1) out['waiting'] = inner(r, decodeWaiting);
-    else r.skip();
-  }
-  return out;
-}
-
-function decodeWaiting(r: ProtoReader): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) out['reason'] = r.string();
-    else if (field === 2) out['message'] = r.string();
     else r.skip();
   }
   return out;
@@ -210,15 +187,6 @@ export function eventDecoder(
   };
 }
 
-function kindOf(r: ProtoReader): string {
-  let kind = '';
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) kind = r.string();
-    else r.skip();
-  }
-  return kind;
-}
-
 /** A core/v1 Event's bytes as the JSON shape `projectEvent` reads. */
 export function decodeEvent(bytes: Uint8Array, start: number, end: number): Decoded {
   const r = new ProtoReader(bytes, start, end);
@@ -231,18 +199,6 @@ export function decodeEvent(bytes: Uint8Array, start: number, end: number): Deco
     else if (field === 7) setTime(out, 'lastTimestamp', r, false);
     else if (field === 10) setTime(out, 'eventTime', r, true);
     else if (field === 11) out['series'] = inner(r, decodeSeries);
-    else r.skip();
-  }
-  return out;
-}
-
-function decodeObjectReference(r: ProtoReader): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) out['kind'] = r.string();
-    else if (field === 2) out['namespace'] = r.string();
-    else if (field === 3) out['name'] = r.string();
-    else if (field === 4) out['uid'] = r.string();
     else r.skip();
   }
   return out;

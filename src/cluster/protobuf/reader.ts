@@ -16,19 +16,25 @@ export class ProtobufError extends Error {
   }
 }
 
+/**
+ * Bytes that end inside a varint. Within a message it is an error like any other; the list reader,
+ * which reads a field's header from the bytes received so far, takes it as "wait for more".
+ */
+export class ProtobufCut extends ProtobufError {
+  constructor() {
+    super('a varint runs past the end of its message');
+  }
+}
+
 /** The wire types a Kubernetes message uses. */
 export const VARINT = 0;
-export const FIXED64 = 1;
+const FIXED64 = 1;
 export const LENGTH_DELIMITED = 2;
-export const FIXED32 = 5;
+const FIXED32 = 5;
 
 /** Two to the 32nd: the weight of the upper half of a 64-bit integer. */
 const TWO_32 = 2 ** 32;
 
-/**
- * One message's bytes, `bytes[start, end)`, read front to back. `next` reads a field's key; then the
- * caller reads its value with the method of its type, or `skip`s it.
- */
 /**
  * A Buffer's own UTF-8 decoder, which `toString('utf8', …)` calls after checking its arguments: called
  * directly, since a list decodes a string for every name and label, and {@link ProtoReader.span} has
@@ -36,6 +42,10 @@ const TWO_32 = 2 ** 32;
  */
 type Decoding = Buffer & { utf8Slice(start: number, end: number): string };
 
+/**
+ * One message's bytes, `bytes[start, end)`, read front to back. `next` reads a field's key; then the
+ * caller reads its value with the method of its type, or `skip`s it.
+ */
 export class ProtoReader {
   readonly bytes: Decoding;
   end: number;
@@ -77,7 +87,7 @@ export class ProtoReader {
     let low = 0;
     let high = 0;
     for (let i = 0; i < 10; i++) {
-      if (this.pos >= end) throw new ProtobufError('a varint runs past the end of its message');
+      if (this.pos >= end) throw new ProtobufCut();
       const b = bytes[this.pos++] ?? 0;
       const bits = b & 0x7f;
       if (i < 4) low |= bits << (7 * i);
@@ -144,27 +154,33 @@ export class ProtoReader {
     return -((~this.high >>> 0) * TWO_32 + (~this.low >>> 0) + 1);
   }
 
-  /** Steps over the value of the field whose key was read last. */
-  skip(): void {
+  /**
+   * How many bytes the value of the field whose key was read last takes beyond what this reads of it:
+   * a length-delimited value's length (read here), a fixed width; 0 for a varint, read here whole.
+   */
+  valueLength(): number {
     switch (this.wireType) {
       case VARINT:
-        this.varint();
-        return;
-      case FIXED64:
-        this.advance(8);
-        return;
+        this.readBits();
+        return 0;
       case LENGTH_DELIMITED:
-        this.span();
-        return;
+        return this.varint();
+      case FIXED64:
+        return 8;
       case FIXED32:
-        this.advance(4);
-        return;
+        return 4;
       default:
         throw new ProtobufError(`wire type ${this.wireType}, which no Kubernetes message uses`);
     }
   }
 
-  private advance(n: number): void {
+  /** Steps over the value of the field whose key was read last. */
+  skip(): void {
+    if (this.wireType === LENGTH_DELIMITED) {
+      this.span();
+      return;
+    }
+    const n = this.valueLength();
     if (n > this.end - this.pos) throw new ProtobufError('a fixed-width value runs past the end of its message');
     this.pos += n;
   }
