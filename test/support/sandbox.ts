@@ -24,6 +24,28 @@ export interface BundleSandbox {
   readonly bundleFiles: readonly string[];
   /** Absolute paths of the extra files, by the name they were given. */
   readonly files: Readonly<Record<string, string>>;
+  /** The Node binary runs start: this process's own, or as root a link to it that uid 65532 can reach ({@link nonrootNode}). */
+  readonly node: string;
+}
+
+/**
+ * This process's Node binary at a path uid 65532 can reach, in a folder of its own beside `dir`. The
+ * project's Node 24 lies in the clone's node_modules, and a clone under a private folder (mode 0700,
+ * as `mktemp -d` or /root makes it) is closed to every other user: spawned as 65532 from there, Node
+ * fails with EACCES. So the binary is linked (or, across file systems, copied) into a folder open to
+ * anyone and writable by root only.
+ */
+function nonrootNode(dir: string): string {
+  const folder = `${dir}.node`;
+  fs.mkdirSync(folder, { mode: 0o755 });
+  const file = path.join(folder, 'node');
+  try {
+    fs.linkSync(process.execPath, file);
+  } catch {
+    fs.copyFileSync(process.execPath, file);
+  }
+  fs.chmodSync(file, 0o755);
+  return file;
 }
 
 /**
@@ -46,7 +68,8 @@ export function bundleSandbox(files: Readonly<Record<string, string>> = {}): Bun
   const written: Record<string, string> = {};
   for (const [name, content] of Object.entries(files)) written[name] = put(name, (file) => fs.writeFileSync(file, content));
   for (const folder of folders(dir)) fs.chmodSync(folder, 0o555);
-  return { dir, bundle: path.join(dir, path.relative(BUNDLE_DIR, BUNDLE)), bundleFiles: copied, files: written };
+  const node = process.getuid?.() === 0 ? nonrootNode(dir) : process.execPath;
+  return { dir, bundle: path.join(dir, path.relative(BUNDLE_DIR, BUNDLE)), bundleFiles: copied, files: written, node };
 }
 
 /** `dir` and every folder under it. */
@@ -62,6 +85,7 @@ function folders(dir: string): string[] {
 export function removeSandbox(sandbox: BundleSandbox): void {
   for (const folder of folders(sandbox.dir)) fs.chmodSync(folder, 0o755);
   fs.rmSync(sandbox.dir, { recursive: true, force: true });
+  if (sandbox.node !== process.execPath) fs.rmSync(path.dirname(sandbox.node), { recursive: true, force: true });
 }
 
 /** What one sandboxed run produced. */
@@ -74,7 +98,8 @@ export interface SandboxRun {
 /**
  * Runs `node [nodeArgs] <program> [args]` with this process's Node (24 under npm), in the sandbox as
  * its working directory, with an environment of PATH plus `env` only (no HOME). As root it drops to
- * uid/gid 65532, as the image does; as any other user it stays that (non-root) user. `program` is the
+ * uid/gid 65532, as the image does, starting Node from where that user can reach it; as any other user
+ * it stays that (non-root) user. `program` is the
  * script (default: the sandbox's bundle; '' for none, when `nodeArgs` hold `-e` or `-p`). With `pod`,
  * the process finds those host files at their in-pod paths (support/pod-fs.ts; needs root).
  */
@@ -91,7 +116,7 @@ export async function runSandboxed(
 ): Promise<SandboxRun> {
   const root = process.getuid?.() === 0;
   const program = opts.program === undefined ? [sandbox.bundle] : opts.program === '' ? [] : [opts.program];
-  const command = [process.execPath, ...(opts.nodeArgs ?? []), ...program, ...args];
+  const command = [sandbox.node, ...(opts.nodeArgs ?? []), ...program, ...args];
   const common = { cwd: sandbox.dir, env: { PATH: process.env['PATH'] ?? '', ...opts.env }, timeoutMs: opts.timeoutMs };
   if (opts.pod === undefined) {
     const [cmd, ...rest] = command;
