@@ -26,6 +26,9 @@ export default tseslint.config(
       '@typescript-eslint/prefer-nullish-coalescing': ['error', { ignorePrimitives: { string: true, boolean: true } }],
       // Type-only imports stay type-only (the bundle and `--experimental-strip-types` need it).
       '@typescript-eslint/consistent-type-imports': 'error',
+      // `import { type A }` with nothing else keeps the module as a side-effect import in the bundle,
+      // so that `--version` would load what only the types came from (the gRPC client, say).
+      '@typescript-eslint/no-import-type-side-effects': 'error',
       // Strings in messages come from numbers, strings and booleans, never from objects or undefined.
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: false }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

@@ -3,9 +3,9 @@ import { exists } from './files/operator-file.ts';
 import { UsageError } from './cli/options.ts';
 import { EXIT_CODES, type ExitCode } from './report/exit-codes.ts';
 import { parseCommandLine } from './cli/parse.ts';
-import { KubeConfigError } from './cluster/kubeconfig-error.ts';
+import { KubeConfigError } from './cluster/transport/kubeconfig-error.ts';
 import { InputError } from './files/input-error.ts';
-import type { RunIO } from './doctor-command.ts';
+import type { RunIO } from './commands/io.ts';
 import { forTerminal } from './report/terminal-text.ts';
 import { describeError, fileErrorReason } from './text/errors.ts';
 import { COMMIT, VERSION } from './version.ts';
@@ -80,7 +80,7 @@ export async function runApp(io: ProcessIO): Promise<ExitCode> {
         return EXIT_CODES.healthy;
       }
       case 'dump': {
-        const { runDumpCommand } = await import('./dump-command.ts');
+        const { runDumpCommand } = await import('./commands/dump.ts');
         return await runDumpCommand(io, command.options);
       }
       case 'doctor':
@@ -90,7 +90,7 @@ export async function runApp(io: ProcessIO): Promise<ExitCode> {
     terminationFlag = options.terminationMessagePath;
     // The Kubernetes client, the checks and the renderers load only now.
     const [{ runDoctorCommand }, { terminationSummary }] = await Promise.all([
-      import('./doctor-command.ts'),
+      import('./commands/doctor.ts'),
       import('./report/termination-summary.ts'),
     ]);
     const report = await runDoctorCommand(io, options);

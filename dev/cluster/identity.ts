@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuthenticationV1Api, AuthorizationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { apiAccesses } from '../../src/checks/registry.ts';
-import type { ApiAccess } from '../../src/cluster/reads.ts';
+
 import { pollUntil } from '../poll.ts';
 import { applyObjects, type KubeObject } from './manifests.ts';
+import type { ApiAccess } from '../../src/cluster/kinds/access.ts';
 
 /** A doctor identity: who it is, and a kubeconfig that authenticates as it. */
 export interface Identity {

@@ -1,5 +1,4 @@
-import type { CacheBackend, Pod, Read } from '../cluster/state.ts';
-import { isZero, type Count } from '../cluster/wire.ts';
+import { isZero, type Count } from '../cluster/encoding/wire.ts';
 import { formatGoDuration, roundToSecondMs } from '../go/duration.ts';
 import { goQuote } from '../go/quote.ts';
 import type { DialResult } from '../probes/results.ts';
@@ -7,9 +6,12 @@ import { settleNote } from './settle-note.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
-import { hasSelector } from '../cluster/label-selector.ts';
-import { podIndex } from '../cluster/pod-index.ts';
+import { hasSelector } from '../cluster/kinds/label-selector.ts';
+import { podIndex } from '../cluster/state/pod-index.ts';
 import { conditionOf, timeOf } from './helpers.ts';
+import type { CacheBackend } from '../cluster/kinds/cache-backend.ts';
+import type { Pod } from '../cluster/kinds/pod.ts';
+import type { Read } from '../cluster/kinds/kind.ts';
 
 const CODES = {
   API001,

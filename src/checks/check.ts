@@ -11,9 +11,9 @@
  * @module
  */
 
-import { INTERNER_LIMIT, Interner } from '../cluster/interner.ts';
-import type { Gathered, ItemOf, ListName, ReadName } from '../cluster/state.ts';
-import type { DoctorPod } from '../cluster/pod-identity.ts';
+import { INTERNER_LIMIT, Interner } from '../text/interner.ts';
+import type { Gathered, ItemOf, ListName, ReadName } from '../cluster/state/state.ts';
+import type { DoctorPod } from '../cluster/gather/pod-identity.ts';
 import type { ProbeResults } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import type { Status } from '../report/status.ts';

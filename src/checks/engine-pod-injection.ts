@@ -1,12 +1,15 @@
-import { INJECTED_BY, INJECTED_BY_UID, INJECTED_EVENT_REASON } from '../cluster/install.ts';
-import { hasSelector } from '../cluster/label-selector.ts';
-import { podIndex, type PodIndex } from '../cluster/pod-index.ts';
-import type { CacheBackend, EventRecord, Pod } from '../cluster/state.ts';
+import { INJECTED_BY, INJECTED_BY_UID, INJECTED_EVENT_REASON } from '../cluster/kinds/install.ts';
+import { hasSelector } from '../cluster/kinds/label-selector.ts';
+import { podIndex, type PodIndex } from '../cluster/state/pod-index.ts';
+
 import { goQuote, goQuoteList } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { byteCompare } from './helpers.ts';
+import type { CacheBackend } from '../cluster/kinds/cache-backend.ts';
+import type { EventRecord } from '../cluster/kinds/event.ts';
+import type { Pod } from '../cluster/kinds/pod.ts';
 
 const CODES = {
   API001,

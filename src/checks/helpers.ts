@@ -1,5 +1,5 @@
-import type { Condition } from '../cluster/state.ts';
 import { goQuote } from '../go/quote.ts';
+import type { Condition } from '../cluster/kinds/conditions.ts';
 
 /** The first condition of the given type, matched exactly. */
 export function conditionOf(conditions: readonly Condition[], type: string): Condition | undefined {

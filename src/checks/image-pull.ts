@@ -1,19 +1,19 @@
-import { isTerminated } from '../cluster/install.ts';
-import { PULL_SECRET_KEYS } from '../cluster/project-pull-secret.ts';
+import { PULL_SECRET_KEYS, type PullSecretLookup } from '../cluster/kinds/secret.ts';
 import {
   MAX_PULL_SECRETS_PER_OBJECT,
   pullSecretPlan,
   secretKey,
   type PullSecretOverflow,
   type PullSecretRef,
-} from '../cluster/pull-secret-refs.ts';
-import type { Pod, PullSecretLookup } from '../cluster/state.ts';
+} from '../cluster/state/pull-secret-refs.ts';
+
 import { goQuote } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { listSome, quoteSome } from './helpers.ts';
 import { registryOf } from './image-reference.ts';
+import { type Pod, isTerminated } from '../cluster/kinds/pod.ts';
 
 const CODES = {
   API001,

@@ -1,12 +1,22 @@
-import { SERVER_POD_LABELS } from '../cluster/install.ts';
-import { describeSelector, isEmptySelector, matchSelector, type KnownLabels, type Verdict } from '../cluster/label-selector.ts';
-import type { DoctorPod } from '../cluster/pod-identity.ts';
-import type { IngressRule, LabelSelector, NamespaceLookup, NetworkPolicyRecord, Pod, PolicyPeer, PolicyPort } from '../cluster/state.ts';
+import { SERVER_POD_LABELS } from '../cluster/kinds/install.ts';
+import {
+  describeSelector,
+  isEmptySelector,
+  matchSelector,
+  type KnownLabels,
+  type Verdict,
+  type LabelSelector,
+} from '../cluster/kinds/label-selector.ts';
+import type { DoctorPod } from '../cluster/gather/pod-identity.ts';
+
 import { goQuote } from '../go/quote.ts';
 import type { HttpResult } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { cutText, listSome } from './helpers.ts';
+import type { IngressRule, NetworkPolicyRecord, PolicyPeer, PolicyPort } from '../cluster/kinds/network-policy.ts';
+import type { NamespaceLookup } from '../cluster/kinds/namespace.ts';
+import type { Pod } from '../cluster/kinds/pod.ts';
 
 const CODES = {
   NP001: {

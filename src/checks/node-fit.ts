@@ -1,5 +1,4 @@
-import { isWaitingForNode } from '../cluster/project-pod-facts.ts';
-import type { InstallPod, NodeRecord, PodRequests } from '../cluster/state.ts';
+import type { InstallPod } from '../cluster/state/state.ts';
 import { goQuote } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
@@ -7,6 +6,9 @@ import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { listSome } from './helpers.ts';
 import { NAMED_RESOURCES, amountsOf, describeAmounts, effectiveRequests, shortfalls, type Amounts } from './pod-requests.ts';
 import { formatQuantity } from './quantity.ts';
+import { isWaitingForNode } from '../cluster/kinds/pod-waiting.ts';
+import type { NodeRecord } from '../cluster/kinds/node.ts';
+import type { PodRequests } from '../cluster/kinds/pod.ts';
 
 const CODES = {
   API001,

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { READS } from '../cluster/reads.ts';
-import type { ReadName } from '../cluster/state.ts';
+import { READS } from '../cluster/state/reads.ts';
+import type { ReadName } from '../cluster/state/state.ts';
 import type { Finding } from '../report/finding.ts';
 import type { CodeDeclaration, Declaration, ReadMode } from './check.ts';
 import { emitterFor } from './check.ts';

@@ -1,4 +1,4 @@
-import { NO_MATCH_EVENT_REASON } from '../cluster/install.ts';
+import { NO_MATCH_EVENT_REASON } from '../cluster/kinds/install.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration } from './check.ts';
 import { timeOf } from './helpers.ts';

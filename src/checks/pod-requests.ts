@@ -1,6 +1,6 @@
-import type { PodRequests, ResourceList } from '../cluster/state.ts';
 import { listSome } from './helpers.ts';
 import { formatQuantity, parseQuantity } from './quantity.ts';
+import type { PodRequests, ResourceList } from '../cluster/kinds/pod.ts';
 
 /** Resource name → amount in nano-units. */
 export type Amounts = ReadonlyMap<string, bigint>;

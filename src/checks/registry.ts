@@ -1,5 +1,5 @@
-import { READS, SERVER_DISCOVERY, withSources, type ApiAccess } from '../cluster/reads.ts';
-import type { ReadName } from '../cluster/state.ts';
+import { READS, SERVER_DISCOVERY, withSources } from '../cluster/state/reads.ts';
+import type { ReadName } from '../cluster/state/state.ts';
 import type { Finding } from '../report/finding.ts';
 import { cacheBackendHealth } from './cachebackend-health.ts';
 import { cachePolicyCoverage } from './cachepolicy-coverage.ts';
@@ -19,6 +19,7 @@ import { serverReachability } from './server-reachability.ts';
 import { serverTls } from './server-tls.ts';
 import { snapshotReachability } from './snapshot-reachability.ts';
 import { SUPPRESSIONS } from './suppressions.ts';
+import type { ApiAccess } from '../cluster/kinds/access.ts';
 
 /**
  * THE registry: every check, in its fixed run order. Upstream's nine come first, in upstream's order;

@@ -1,11 +1,12 @@
-import { READS } from '../cluster/reads.ts';
-import type { ClusterState, Read, ReadName } from '../cluster/state.ts';
-import type { DoctorPod } from '../cluster/pod-identity.ts';
+import { READS } from '../cluster/state/reads.ts';
+import type { ClusterState, ReadName } from '../cluster/state/state.ts';
+import type { DoctorPod } from '../cluster/gather/pod-identity.ts';
 import type { ProbeResults } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
 import { emitterFor } from './check.ts';
 import type { Check, JudgeInput, ProbeDeclaration, ProbeName, ReadDeclaration, ReadMode } from './check.ts';
+import type { Read } from '../cluster/kinds/kind.ts';
 
 /** Everything one run hands to its checks. */
 export interface CheckInput {

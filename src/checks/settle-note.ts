@@ -1,11 +1,10 @@
+import type { SettleFailure, Settling } from '../probes/results.ts';
 /**
  * What a finding adds when its probe first waited for the doctor's fresh pod to be admitted
  * (probes/settle.ts): how the connections failed and for how long after the pod started.
  *
  * @module
  */
-
-import type { SettleFailure, Settling } from '../probes/settle.ts';
 
 const FAILED: Readonly<Record<SettleFailure, string>> = {
   refused: 'connections were refused',

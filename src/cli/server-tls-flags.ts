@@ -1,5 +1,6 @@
-import { UsageError, type ServerTlsMode, type ServerTlsOptions } from './options.ts';
+import { UsageError } from './options.ts';
 import { validHost } from './server-endpoint.ts';
+import type { ServerTlsMode, ServerTlsOptions } from '../probes/server-transport.ts';
 
 const MODES: readonly ServerTlsMode[] = ['auto', 'on', 'off'];
 

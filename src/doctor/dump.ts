@@ -3,8 +3,8 @@
  * doctor's own (the gather plan of a run without probes, from the checks' declarations), through a
  * source that keeps, beside each projected object, the object as the API server sent it; only the
  * objects that some read holds at the end are written, each Kind as one typed list (`PodList`), so that
- * an empty list still says "read, and none". Secrets become stand-ins without credentials
- * (`cluster/dump-secret.ts`); `managedFields` are dropped.
+ * an empty list still says "read, and none". Each object is written as its Kind's dump policy says
+ * (`cluster/kinds/dump-policy.ts`): whole, redacted, or (a Secret) a stand-in without credentials.
  *
  * @module
  */
@@ -12,18 +12,22 @@
 import { stringify } from 'yaml';
 import { planRun } from '../checks/registry.ts';
 import type { DumpOptions } from '../cli/options.ts';
-import { KubeApi, type ApiResult, type ListOptions, type ListResult, type ObjectSource } from '../cluster/api.ts';
-import { dumpedSecret, unreadSecret } from '../cluster/dump-secret.ts';
-import { gatherClusterState } from '../cluster/gather.ts';
-import { loadKubeConfig } from '../cluster/kubeconfig.ts';
-import { COLLECTIONS, READS, collectionPath, objectPath, withSources, type CollectionName } from '../cluster/reads.ts';
-import type { ClusterState, ReadName } from '../cluster/state.ts';
-import { obj, str } from '../cluster/wire.ts';
+import { obj, str } from '../cluster/encoding/wire.ts';
+import { gatherClusterState } from '../cluster/gather/gather.ts';
+import { apiVersionOf, collectionPath, objectPath } from '../cluster/kinds/access.ts';
+import { dumpedObject } from '../cluster/kinds/dump-policy.ts';
+import type { KindDeclaration } from '../cluster/kinds/kind.ts';
+import { kindEntries, type CollectionName } from '../cluster/kinds/kinds.ts';
+import { unreadSecret } from '../cluster/kinds/secret.ts';
+import { READS, withSources, type ReadSpec } from '../cluster/state/reads.ts';
+import type { ClusterState, ReadName } from '../cluster/state/state.ts';
+import { KubeApi, type ApiResult, type ListOptions, type ListResult, type ObjectSource } from '../cluster/transport/kube-api.ts';
+import { loadKubeConfig } from '../cluster/transport/kubeconfig.ts';
 import { dumpHeadline } from '../files/manifest-documents.ts';
 import { interruptionOf } from '../text/errors.ts';
 import { VERSION } from '../version.ts';
 import type { RunEnvironment } from './environment.ts';
-import { overallSignal } from './run.ts';
+import { overallSignal } from './deadline.ts';
 
 /** A written dump, or why none was. */
 export interface DumpResult {
@@ -71,50 +75,6 @@ class Recorder implements ObjectSource {
   }
 }
 
-/** The annotation `kubectl apply` keeps the whole applied object in (a Pod's literal env values among it). */
-const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
-
-/** A Pod's containers' literal `env` values, which no check reads and which often hold what a Secret should. */
-function withoutEnvValues(spec: unknown): unknown {
-  const fields = obj(spec);
-  if (fields === undefined) return spec;
-  const out: Record<string, unknown> = { ...fields };
-  for (const list of ['initContainers', 'containers', 'ephemeralContainers']) {
-    if (!Array.isArray(fields[list])) continue;
-    out[list] = (fields[list] as unknown[]).map((c) => {
-      const container = obj(c);
-      if (container === undefined || !Array.isArray(container['env'])) return c;
-      return { ...container, env: (container['env'] as unknown[]).map((e) => ({ ...obj(e), value: undefined })) };
-    });
-  }
-  return out;
-}
-
-/**
- * The object as written: `apiVersion` and `kind` first (list items come without them), without
- * `managedFields`, the last applied configuration, and a Pod's literal env values.
- */
-function written(raw: unknown, apiVersion: string, kind: string): Record<string, unknown> {
-  const object: Record<string, unknown> = { apiVersion, kind, ...obj(raw) };
-  object['apiVersion'] = apiVersion;
-  object['kind'] = kind;
-  const metadata: Record<string, unknown> = { ...obj(object['metadata']) };
-  delete metadata['managedFields'];
-  const annotations = obj(metadata['annotations']);
-  if (annotations?.[LAST_APPLIED] !== undefined) {
-    const { [LAST_APPLIED]: _dropped, ...rest } = annotations;
-    metadata['annotations'] = rest;
-  }
-  object['metadata'] = metadata;
-  if (kind === 'Pod') object['spec'] = withoutEnvValues(object['spec']);
-  return object;
-}
-
-function apiVersionOf(collection: CollectionName): string {
-  const { group, version } = COLLECTIONS[collection].access;
-  return group === '' ? version : `${group}/${version}`;
-}
-
 /** The key an object is known by in its Kind: namespace and name. */
 function keyOf(raw: unknown): string {
   const metadata = obj(obj(raw)?.['metadata']);
@@ -134,8 +94,8 @@ function podsHeld(state: ClusterState): Set<string> {
 
 /** Why the reads of one list failed, from the first view of it the state holds; undefined when it was read. */
 function failureOf(state: ClusterState, collection: CollectionName): string | undefined {
-  for (const [name, spec] of Object.entries(READS) as [ReadName, (typeof READS)[ReadName]][]) {
-    if (!('collection' in spec) || spec.collection !== collection) continue;
+  for (const [name, spec] of Object.entries(READS) as [ReadName, ReadSpec][]) {
+    if (spec.collection !== collection) continue;
     const read = state[name] as { ok: boolean; error?: string } | undefined;
     if (read !== undefined && !read.ok) return read.error ?? 'failed';
   }
@@ -147,46 +107,57 @@ function typedList(apiVersion: string, kind: string, items: readonly unknown[]):
   return { apiVersion, kind: `${kind}List`, items };
 }
 
-/** The lists of a dump, in the order of the collections, and the reads that failed. */
+/**
+ * The lists of a dump, in the order of the Kinds, those read by name last (their names come from the
+ * others), and the reads that failed.
+ */
 function documents(recorder: Recorder, state: ClusterState, reads: ReadonlySet<ReadName>, namespace: string) {
   const lists: Record<string, unknown>[] = [];
   const failures: string[] = [];
   const pods = podsHeld(state);
-  for (const collection of Object.keys(COLLECTIONS) as CollectionName[]) {
-    const { kind, access } = COLLECTIONS[collection];
-    const planned = [...reads].some(
-      (name) => 'collection' in READS[name] && (READS[name] as { collection?: string }).collection === collection,
-    );
+  const kinds = kindEntries();
+  const inOrder = [...kinds.filter(([, k]) => k.reads !== 'by-name'), ...kinds.filter(([, k]) => k.reads === 'by-name')];
+  for (const [name, declaration] of inOrder) {
+    const { kind, access } = declaration;
+    const apiVersion = apiVersionOf(access);
+    // A Kind read by name (the pull secrets) is planned by a read of its Kind, a listed one by a view of its list.
+    const byName = declaration.reads === 'by-name';
+    const planned = [...reads].some((read) => {
+      const spec: ReadSpec = READS[read];
+      return byName ? spec.collection === undefined && spec.kind === kind : spec.collection === name;
+    });
     if (!planned) continue;
-    const apiVersion = apiVersionOf(collection);
-    if (collection === 'namespaces' && namespace !== '') {
+    if (byName) {
+      lists.push(typedList(apiVersion, kind, secrets(recorder, declaration)));
+      continue;
+    }
+    if (name === 'namespaces' && namespace !== '') {
       // Under --namespace the one Namespace is read by name, for its annotations and its existence.
       const answer = recorder.gets.get(objectPath(READS.scopeNamespace.access, '', namespace));
       if (answer?.ok === false && answer.status !== 404) failures.push(`${kind} ${namespace}: ${answer.error}`);
-      else lists.push(typedList(apiVersion, kind, answer?.ok === true ? [written(answer.body, apiVersion, kind)] : []));
+      else lists.push(typedList(apiVersion, kind, answer?.ok === true ? [dumpedObject(declaration, answer.body)] : []));
       continue;
     }
-    const failure = failureOf(state, collection);
+    const failure = failureOf(state, name as CollectionName);
     if (failure !== undefined) {
       failures.push(`${kind}: ${failure}`);
       continue;
     }
     const raws = recorder.lists.get(collectionPath(access, namespace)) ?? [];
     const unique = new Map(raws.map((raw) => [keyOf(raw), raw]));
-    const items = [...unique].filter(([key]) => collection !== 'pods' || pods.has(key)).map(([, raw]) => written(raw, apiVersion, kind));
+    const items = [...unique].filter(([key]) => name !== 'pods' || pods.has(key)).map(([, raw]) => dumpedObject(declaration, raw));
     lists.push(typedList(apiVersion, kind, items));
   }
-  if (reads.has('pullSecrets')) lists.push(typedList('v1', 'Secret', secrets(recorder)));
   return { lists, failures };
 }
 
 /** The pull secrets read, as stand-ins: found ones without credentials, unread ones with their error. */
-function secrets(recorder: Recorder): Record<string, unknown>[] {
+function secrets(recorder: Recorder, declaration: KindDeclaration): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const [path, answer] of recorder.gets) {
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets\/([^/]+)$/.exec(path);
     if (m === null) continue;
-    if (answer.ok) out.push(dumpedSecret(answer.body));
+    if (answer.ok) out.push(dumpedObject(declaration, answer.body));
     else if (answer.status !== 404) out.push(unreadSecret(m[1] as string, m[2] as string, answer.status, answer.error));
   }
   return out.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));

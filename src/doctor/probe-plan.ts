@@ -10,13 +10,13 @@
 
 import { join } from 'node:path';
 import type { DoctorOptions } from '../cli/options.ts';
-import type { KubeApi } from '../cluster/api.ts';
-import { SERVER_SERVICE, discoverServerNamespace } from '../cluster/discovery.ts';
-import type { ClusterState } from '../cluster/state.ts';
+import type { KubeApi } from '../cluster/transport/kube-api.ts';
+import { SERVER_SERVICE, discoverServerNamespace } from '../cluster/gather/discovery.ts';
+import type { ClusterState } from '../cluster/state/state.ts';
 import { joinHostPort } from '../go/hostport.ts';
-import type { DialResult, ServerLocation, ServerProbes } from '../probes/results.ts';
+import type { DialResult, ServerLocation, ServerProbes, Settling } from '../probes/results.ts';
 import type { GrpcPortAddress } from '../probes/server-transport.ts';
-import type { AdmissionGate, Settling } from '../probes/settle.ts';
+import type { AdmissionGate } from '../probes/settle.ts';
 import { dialTarget, dialTcp } from '../probes/tcp-dial.ts';
 import { readBearerToken } from '../probes/token.ts';
 import type { PodFiles } from './environment.ts';

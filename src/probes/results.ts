@@ -3,7 +3,23 @@
  * findings. Every error is a one-line string that carries no token or secret.
  */
 
-import type { Settling } from './settle.ts';
+/** How a retried connection failed: an ICMP reject (port or host), or no answer at all. */
+export type SettleFailure = 'refused' | 'unreachable' | 'unanswered';
+
+/**
+ * A probe's wait for its port to accept a connection in a fresh pod (`settle.ts`), when at least one
+ * try failed; the findings of that probe say so. Absent when the first try was accepted, or nothing was tried.
+ */
+export interface Settling {
+  /** How the last failed try failed. */
+  readonly failure: SettleFailure;
+  /** How many tries failed. */
+  readonly tries: number;
+  /** Whether a connection was accepted in the end (if not, the probe that follows says how it failed). */
+  readonly accepted: boolean;
+  /** Milliseconds after the pod started at which a connection was accepted, or the doctor stopped trying. */
+  readonly afterPodStartMs: number;
+}
 
 /** The gRPC health statuses of grpc.health.v1 by their enum names. */
 export type HealthStatus = 'UNKNOWN' | 'SERVING' | 'NOT_SERVING' | 'SERVICE_UNKNOWN';

@@ -11,6 +11,7 @@
  */
 
 import { pause } from './deadline.ts';
+import type { SettleFailure, Settling } from './results.ts';
 import { connectOnce, type ConnectOutcome } from './tcp-dial.ts';
 
 /**
@@ -36,24 +37,6 @@ export interface SettleWindow {
 export function settleWindowFrom(started: Date): SettleWindow {
   const podStartedMs = started.getTime();
   return { podStartedMs, endsMs: podStartedMs + SETTLE_WINDOW_MS };
-}
-
-/** How a retried connection failed: an ICMP reject (port or host), or no answer at all. */
-export type SettleFailure = 'refused' | 'unreachable' | 'unanswered';
-
-/**
- * A probe's wait for its port to accept a connection, when at least one try failed; the findings of
- * that probe say so. Absent when the first try was accepted, or nothing was tried.
- */
-export interface Settling {
-  /** How the last failed try failed. */
-  readonly failure: SettleFailure;
-  /** How many tries failed. */
-  readonly tries: number;
-  /** Whether a connection was accepted in the end (if not, the probe that follows says how it failed). */
-  readonly accepted: boolean;
-  /** Milliseconds after the pod started at which a connection was accepted, or the doctor stopped trying. */
-  readonly afterPodStartMs: number;
 }
 
 /** Waits until `host:port` accepts a connection, or says why not; `undefined` when no try failed. */

@@ -1,6 +1,6 @@
 import { cutText } from '../checks/helpers.ts';
-import type { ClusterState, SuppressAnnotation } from '../cluster/state.ts';
-import { SUPPRESS_ANNOTATION, suppressAnnotationIn } from '../cluster/suppress-annotation.ts';
+import type { ClusterState } from '../cluster/state/state.ts';
+import { SUPPRESS_ANNOTATION, suppressAnnotationIn, type SuppressAnnotation } from '../cluster/kinds/suppress-annotation.ts';
 import type { RuleScope, SuppressionRule } from './rule.ts';
 
 /**

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { runBundle } from '../support/bundle.ts';
 import { createBackend, uniqueName } from '../../dev/cluster/objects.ts';
-import { type JsonReport } from '../support/json-report.ts';
+import type { JsonReport } from '../support/json-report.ts';
 import { bundleSandbox, removeSandbox, runSandboxed, type BundleSandbox } from '../support/sandbox.ts';
 import { createNamespace, installCrds } from '../../dev/cluster/manifests.ts';
 import { doctorIdentity, type Identity } from '../../dev/cluster/identity.ts';

@@ -9,7 +9,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { ago, condition, createBackend, uniqueName } from '../../dev/cluster/objects.ts';
-import { type JsonReport } from '../support/json-report.ts';
+import type { JsonReport } from '../support/json-report.ts';
 import { expectRoundTrip } from '../support/round-trip.ts';
 import { createNamespace, installCrds, writeStatus } from '../../dev/cluster/manifests.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';

@@ -10,7 +10,7 @@ import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts'
 import { IMAGE_ARCHIVE } from '../../dev/image/buildah.ts';
 import { bundleFiles, requireBundle } from '../../dev/bundle.ts';
 import { createBackend, uniqueName } from '../../dev/cluster/objects.ts';
-import { type JsonReport } from '../support/json-report.ts';
+import type { JsonReport } from '../support/json-report.ts';
 import { PROJECT_ROOT } from '../../dev/paths.ts';
 import { createNamespace, installCrds } from '../../dev/cluster/manifests.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';

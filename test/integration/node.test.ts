@@ -11,7 +11,7 @@ import { CoreV1Api, CustomObjectsApi, DiscoveryV1Api, NetworkingV1Api, type V1Po
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { ago, condition, createBackend, reconciledBackendStatus } from '../../dev/cluster/objects.ts';
-import { type JsonReport } from '../support/json-report.ts';
+import type { JsonReport } from '../support/json-report.ts';
 import { CACHE_BACKENDS, INSTALL_NAMESPACE, applyObjects, createNamespace, writeStatus } from '../../dev/cluster/manifests.ts';
 import { HELM_MUST_RUN, helmBinaries, reportIn, runHelmAsync, type HelmBinary } from '../support/helm.ts';
 import { ensureImage } from '../support/image/build.ts';

@@ -5,11 +5,13 @@
 // (scale.test.ts), whose tenth of the scenario lists 2,000 pods and Events in pages of 500.
 import { KubeConfig } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { KubeApi } from '../../src/cluster/api.ts';
-import { projectEvent, projectPod } from '../../src/cluster/project.ts';
-import { COLLECTIONS } from '../../src/cluster/reads.ts';
+import { KubeApi } from '../../src/cluster/transport/kube-api.ts';
+
+import { KINDS } from '../../src/cluster/kinds/kinds.ts';
 import { bindPod, condition, coreEvent, createPodWithSpec, eventsV1Event, writePodStatus } from '../../dev/cluster/objects.ts';
 import { createNamespace } from '../../dev/cluster/manifests.ts';
+import { projectEvent } from '../../src/cluster/kinds/event.ts';
+import { projectPod } from '../../src/cluster/kinds/pod.ts';
 
 const kubeconfig = inject('kubeconfig');
 const skipReason = kubeconfig === '' ? ` (skipped: ${inject('controlPlaneSkipReason')})` : '';
@@ -99,16 +101,16 @@ describe.skipIf(!kubeconfig)(`lists in protobuf and in JSON against the real API
     await eventsV1Event(kc, ns, { name: 'engine-0', uid: engine }, 'CacheInjected', 'injected by ü/✓');
   });
 
-  const both = async <T>(path: string, project: (raw: unknown) => T, protobuf: (typeof COLLECTIONS)['pods' | 'events']['protobuf']) => {
+  const both = async <T>(path: string, project: (raw: unknown) => T, protobuf: (typeof KINDS)['pods' | 'events']['protobuf']) => {
     const before = api.stats.protobufPages;
     const json = await api.list(path, project, AbortSignal.timeout(60_000));
     const viaJson = api.stats.protobufPages - before;
-    const binary = await api.list(path, project, AbortSignal.timeout(60_000), {}, { protobuf });
+    const binary = await api.list(path, project, AbortSignal.timeout(60_000), {}, protobuf === undefined ? {} : { protobuf });
     return { json, binary, pages: { json: viaJson, protobuf: api.stats.protobufPages - before - viaJson } };
   };
 
   it('pods project the same, and came in protobuf when asked', async () => {
-    const { json, binary, pages } = await both(`/api/v1/namespaces/${ns}/pods`, projectPod, COLLECTIONS.pods.protobuf);
+    const { json, binary, pages } = await both(`/api/v1/namespaces/${ns}/pods`, projectPod, KINDS.pods.protobuf);
     expect(pages).toEqual({ json: 0, protobuf: 1 });
     expect(json.ok && json.items).toHaveLength(3);
     expect(binary).toEqual(json);
@@ -121,7 +123,7 @@ describe.skipIf(!kubeconfig)(`lists in protobuf and in JSON against the real API
   });
 
   it('Events of both APIs project the same, times to the second and to the microsecond', async () => {
-    const { json, binary, pages } = await both(`/api/v1/namespaces/${ns}/events`, (raw) => projectEvent(raw), COLLECTIONS.events.protobuf);
+    const { json, binary, pages } = await both(`/api/v1/namespaces/${ns}/events`, (raw) => projectEvent(raw), KINDS.events.protobuf);
     expect(pages).toEqual({ json: 0, protobuf: 1 });
     expect(json.ok && json.items.map((e) => e?.time)).toEqual([
       expect.stringMatching(/^2026-01-02T03:04:05Z$|^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/),

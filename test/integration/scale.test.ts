@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { PAGE_SIZE } from '../../src/cluster/api.ts';
+import { PAGE_SIZE } from '../../src/cluster/transport/kube-api.ts';
 import { completedRequestsBy } from '../../dev/cluster/audit.ts';
 import { IMAGE_ENV, IMAGE_NODE_FLAGS } from '../../scripts/bundle/node-flags.ts';
 import { requireBundle } from '../../dev/bundle.ts';

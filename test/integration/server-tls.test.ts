@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { runBundle } from '../support/bundle.ts';
 import { uniqueName } from '../../dev/cluster/objects.ts';
-import { type JsonReport } from '../support/json-report.ts';
+import type { JsonReport } from '../support/json-report.ts';
 import { createNamespace } from '../../dev/cluster/manifests.ts';
 import { doctorIdentity, type Identity } from '../../dev/cluster/identity.ts';
 import { startHealthServer, type HealthServer } from '../../dev/cluster/reference-server/health.ts';

@@ -58,7 +58,7 @@ describe('commands that need no cluster compile only our own small part of the b
       expect([...packagesIn(chunks)]).toEqual([]);
       const modules = chunks.flatMap((c) => c.modules);
       expect(modules).toContain('src/cli/parse.ts');
-      for (const heavy of ['src/checks/registry.ts', 'src/doctor/run.ts', 'src/report/render/index.ts'])
+      for (const heavy of ['src/checks/registry.ts', 'src/doctor/pipeline.ts', 'src/report/render/index.ts'])
         expect(modules).not.toContain(heavy);
       expect(chunks.reduce((sum, c) => sum + c.bytes, 0)).toBeLessThan(STARTUP_SOURCE_BOUND);
     });
@@ -70,8 +70,8 @@ describe('commands that need no cluster compile only our own small part of the b
     expect([...packagesIn(chunks)]).toEqual([]);
     const modules = chunks.flatMap((c) => c.modules);
     expect(modules).toContain('src/checks/registry.ts');
-    expect(modules).not.toContain('src/doctor/run.ts');
-    expect(modules).not.toContain('src/cluster/api.ts');
+    expect(modules).not.toContain('src/doctor/pipeline.ts');
+    expect(modules).not.toContain('src/cluster/transport/kube-api.ts');
   });
 });
 
@@ -80,8 +80,8 @@ describe('a doctor run loads what it uses', () => {
     const { code, chunks } = await traced(['doctor', '--config-only', '--kubeconfig', unreachable, '--timeout', '5s', '-o', 'json']);
     expect(code).toBe(2);
     const modules = chunks.flatMap((c) => c.modules);
-    expect(modules).toContain('src/doctor/run.ts');
-    expect(modules).toContain('src/cluster/api.ts');
+    expect(modules).toContain('src/doctor/pipeline.ts');
+    expect(modules).toContain('src/cluster/transport/kube-api.ts');
     expect(packagesIn(chunks).has('@grpc/grpc-js')).toBe(false);
     expect(modules).not.toContain('src/probes/grpc-health.ts');
   });

@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { collectProcess } from '../../dev/process.ts';
-import { type BundleRun } from './bundle.ts';
+import type { BundleRun } from './bundle.ts';
 import type { JsonReport } from './json-report.ts';
 import { PROJECT_ROOT } from '../../dev/paths.ts';
-import { type KubeObject } from '../../dev/cluster/manifests.ts';
+import type { KubeObject } from '../../dev/cluster/manifests.ts';
 import { parseReport } from './report-schema.ts';
 
 /** The chart under test. */

@@ -2,7 +2,7 @@
 // to it with a bearer token, as the doctor talks to a real one.
 import { createServer, type RequestListener } from 'node:http';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeApi } from '../../src/cluster/api.ts';
+import { KubeApi } from '../../src/cluster/transport/kube-api.ts';
 
 /** A running loopback server and the client pointed at it. */
 export interface LoopbackApi {

@@ -1,6 +1,6 @@
 // The house rules of docs/architecture.md#house that a reader of src/ can check: data flows one way (no layer imports a
-// layer above it, and peers do not import each other), only main.ts touches `process`, and nothing
-// runs at import time that reads the filesystem or the environment.
+// layer above it, and peers do not import each other; inside cluster/ the same between its rooms), no
+// module reaches itself through its imports, and only main.ts touches `process`.
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -16,26 +16,47 @@ const LAYER_RANK: Readonly<Record<string, number>> = {
   'version.ts': 0,
   go: 0,
   text: 0,
+  // The protobuf wire format: the list reader of the cluster and the gRPC health probe read with it.
+  protobuf: 0,
   // Reading the files an operator names, bounded: the cluster, the probes and the run use it.
-  files: 0.5,
-  report: 1,
-  cluster: 2,
-  probes: 2,
-  checks: 3,
+  files: 1,
+  report: 2,
+  cluster: 3,
+  probes: 3,
+  checks: 4,
   // Suppression rules, applied to the checks' findings; the command line parses them.
-  suppress: 3.5,
-  cli: 4,
-  // One doctor run: its attempts, the probe plan, the --wait loop, the written suppression rules.
-  doctor: 5,
-  'doctor-command.ts': 6,
-  'dump-command.ts': 6.5,
-  'app.ts': 7,
-  'main.ts': 8,
+  suppress: 5,
+  cli: 6,
+  // One doctor run: the judging pipeline, its sources (the cluster, the files), the probe plan, the dump.
+  doctor: 7,
+  // The commands once parsed: they write what a run gives them.
+  commands: 8,
+  'app.ts': 9,
+  'main.ts': 10,
+};
+
+/**
+ * The rooms of `src/cluster/`, lowest first, under the same rule as the layers: how objects arrive on
+ * the wire (`encoding`), what each Kind is (`kinds`), talking to the API server (`transport`) and the
+ * state the checks judge (`state`), and the one gathering pass that fills it (`gather`).
+ */
+const CLUSTER_ROOM_RANK: Readonly<Record<string, number>> = {
+  encoding: 0,
+  kinds: 1,
+  transport: 2,
+  state: 2,
+  gather: 3,
 };
 
 /** The layer of a file under src/: its top-level folder, or the file itself at the top. */
 function layerOf(file: string): string {
   return relative(SRC, file).split('/')[0] ?? '';
+}
+
+/** The room of a file under src/cluster/: its folder there; '' for a file of another layer. */
+function roomOf(file: string): string {
+  const [layer, room, rest] = relative(SRC, file).split('/');
+  return layer === 'cluster' && rest !== undefined ? (room ?? '') : layer === 'cluster' ? (room ?? '') : '';
 }
 
 /** Every import specifier of a TypeScript source: static, re-export, type-only and dynamic. */
@@ -50,20 +71,77 @@ function importsOf(source: string): string[] {
   return [...found];
 }
 
-/** The imports that break the layering, as `from → to` lines. */
+/** Whether importing from rank `a` into rank `b` breaks the rule (upward, or between peers). */
+function breaks(ranks: Readonly<Record<string, number>>, from: string, to: string): boolean {
+  const [a, b] = [ranks[from], ranks[to]];
+  return a === undefined || b === undefined || b >= a;
+}
+
+/** The imports that break the layering, or the rooms of cluster/, as `from → to` lines. */
 function violations(files: ReadonlyMap<string, string>): string[] {
   const out: string[] = [];
   for (const [file, source] of files) {
     const from = layerOf(file);
     for (const spec of importsOf(source)) {
       if (!spec.startsWith('.')) continue;
-      const to = layerOf(resolve(dirname(file), spec));
-      if (to === from) continue;
-      const [a, b] = [LAYER_RANK[from], LAYER_RANK[to]];
-      if (a === undefined || b === undefined || b >= a) out.push(`${relative(SRC, file)} → ${spec} (${from} may not import ${to})`);
+      const target = resolve(dirname(file), spec);
+      const to = layerOf(target);
+      if (to !== from) {
+        if (breaks(LAYER_RANK, from, to)) out.push(`${relative(SRC, file)} → ${spec} (${from} may not import ${to})`);
+        continue;
+      }
+      const [here, there] = [roomOf(file), roomOf(target)];
+      if (from === 'cluster' && here !== there && breaks(CLUSTER_ROOM_RANK, here, there)) {
+        out.push(`${relative(SRC, file)} → ${spec} (cluster/${here} may not import cluster/${there})`);
+      }
     }
   }
   return out.sort();
+}
+
+/**
+ * The import cycles of `files` (every kind of import counts, type-only and dynamic ones too): each
+ * strongly connected set of two or more modules, or a module importing itself, as its sorted paths.
+ */
+function cycles(files: ReadonlyMap<string, string>): string[][] {
+  const edges = new Map<string, string[]>();
+  for (const [file, source] of files) {
+    const targets = importsOf(source)
+      .filter((spec) => spec.startsWith('.'))
+      .map((spec) => resolve(dirname(file), spec))
+      .filter((target) => files.has(target));
+    edges.set(file, targets);
+  }
+  // Tarjan's algorithm.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(w) ?? 0));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) ?? 0, index.get(w) ?? 0));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = stack.pop()) {
+      onStack.delete(w);
+      component.push(w);
+      if (w === v) break;
+    }
+    if (component.length > 1 || (edges.get(v) ?? []).includes(v)) found.push(component.map((f) => relative(SRC, f)).sort());
+  };
+  for (const file of files.keys()) if (!index.has(file)) visit(file);
+  return found.sort((a, b) => (a[0] ?? '').localeCompare(b[0] ?? ''));
 }
 
 function sources(dir: string): Map<string, string> {
@@ -80,29 +158,61 @@ function sources(dir: string): Map<string, string> {
 const SOURCES = sources(SRC);
 
 describe('the layers of src/', () => {
-  it('every top-level folder and file of src/ has a layer', () => {
+  it('every top-level folder and file of src/ has a layer, and every file of cluster/ a room', () => {
     const unknown = [...new Set([...SOURCES.keys()].map(layerOf))].filter((layer) => LAYER_RANK[layer] === undefined);
     expect(unknown).toEqual([]);
+    const roomless = [...SOURCES.keys()]
+      .filter((file) => layerOf(file) === 'cluster' && CLUSTER_ROOM_RANK[roomOf(file)] === undefined)
+      .map((file) => relative(SRC, file));
+    expect(roomless).toEqual([]);
   });
 
-  it('no module imports a layer above its own, or a peer layer', () => {
+  it('ranks are whole numbers: a layer that fits nowhere is a sign the layering is wrong', () => {
+    expect([...Object.values(LAYER_RANK), ...Object.values(CLUSTER_ROOM_RANK)].filter((rank) => !Number.isInteger(rank))).toEqual([]);
+  });
+
+  it('no module imports a layer above its own, or a peer layer; inside cluster/ no room a room above it, or a peer', () => {
     expect(violations(SOURCES)).toEqual([]);
   });
 
-  it('the rule catches an upward import, a peer import and a type-only one', () => {
+  it('the rule catches an upward import, a peer import, a type-only one and one between the rooms of cluster/', () => {
     const at = (path: string) => join(SRC, path);
     const planted = new Map([
       [at('go/x.ts'), "import { render } from '../report/render/index.ts';"],
-      [at('probes/y.ts'), "import type { ClusterState } from '../cluster/state.ts';"],
-      [at('checks/z.ts'), "export { parse } from '../cli/parse.ts';\nconst m = await import('../doctor/run.ts');"],
-      [at('checks/ok.ts'), "import { goQuote } from '../go/quote.ts';\nimport type { Pod } from '../cluster/state.ts';"],
+      [at('probes/y.ts'), "import type { ClusterState } from '../cluster/state/state.ts';"],
+      [at('checks/z.ts'), "export { parse } from '../cli/parse.ts';\nconst m = await import('../doctor/pipeline.ts');"],
+      [at('checks/ok.ts'), "import { goQuote } from '../go/quote.ts';\nimport type { Pod } from '../cluster/kinds/pod.ts';"],
+      [at('cluster/kinds/w.ts'), "import type { ClusterState } from '../state/state.ts';\nimport { obj } from '../encoding/wire.ts';"],
+      [at('cluster/state/v.ts'), "import { KubeApi } from '../transport/kube-api.ts';"],
     ]);
     expect(violations(planted)).toEqual([
       'checks/z.ts → ../cli/parse.ts (checks may not import cli)',
-      'checks/z.ts → ../doctor/run.ts (checks may not import doctor)',
+      'checks/z.ts → ../doctor/pipeline.ts (checks may not import doctor)',
+      'cluster/kinds/w.ts → ../state/state.ts (cluster/kinds may not import cluster/state)',
+      'cluster/state/v.ts → ../transport/kube-api.ts (cluster/state may not import cluster/transport)',
       'go/x.ts → ../report/render/index.ts (go may not import report)',
-      'probes/y.ts → ../cluster/state.ts (probes may not import cluster)',
+      'probes/y.ts → ../cluster/state/state.ts (probes may not import cluster)',
     ]);
+  });
+});
+
+describe('no import cycles', () => {
+  it('no module of src/ reaches itself through its imports, type-only and dynamic ones included', () => {
+    expect(cycles(SOURCES)).toEqual([]);
+  });
+
+  it('the search finds a cycle through a type-only import, a dynamic one, and a module importing itself', () => {
+    const at = (path: string) => join(SRC, path);
+    const planted = new Map([
+      [at('doctor/a.ts'), "import { b } from './b.ts';"],
+      [at('doctor/b.ts'), "import type { C } from './c.ts';"],
+      [at('doctor/c.ts'), "const a = await import('./a.ts');"],
+      [at('doctor/d.ts'), "import { a } from './a.ts';"],
+      [at('probes/e.ts'), "export { e } from './e.ts';"],
+      [at('probes/f.ts'), "import { g } from './g.ts';"],
+      [at('probes/g.ts'), "import { e } from './e.ts';"],
+    ]);
+    expect(cycles(planted)).toEqual([['doctor/a.ts', 'doctor/b.ts', 'doctor/c.ts'], ['probes/e.ts']]);
   });
 });
 

@@ -1,6 +1,6 @@
+import type { ApiAccess } from '../../../src/cluster/kinds/access.ts';
 // ClusterRole rules and the API accesses the checks declare, both flattened to (group, resource, verb)
 // grants so they can be compared in both directions.
-import type { ApiAccess } from '../../../src/cluster/reads.ts';
 
 /** One RBAC PolicyRule as rendered. */
 export interface PolicyRule {

@@ -3,9 +3,10 @@
 // catch a gap and an excess.
 import { describe, expect, it } from 'vitest';
 import { apiAccesses } from '../../../src/checks/registry.ts';
-import type { ApiAccess } from '../../../src/cluster/reads.ts';
+
 import { helmBinaries, helmTemplate, only, skipReason } from '../../support/helm.ts';
 import { compareGrants, grantsOfRules, type PolicyRule } from './grants.ts';
+import type { ApiAccess } from '../../../src/cluster/kinds/access.ts';
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch']);
 

@@ -1,6 +1,6 @@
 /** CacheBackendHealth (CB): docs/upstream.md, docs/deviations.md#dev-4 and #dev-10. */
 import { cacheBackendHealth } from '../../../src/checks/cachebackend-health.ts';
-import type { CacheBackend, Pod } from '../../../src/cluster/state.ts';
+
 import type { ProbeResults } from '../../../src/probes/results.ts';
 import {
   HOUR,
@@ -20,6 +20,8 @@ import {
   type Case,
   type CheckTable,
 } from './fixtures.ts';
+import type { CacheBackend } from '../../../src/cluster/kinds/cache-backend.ts';
+import type { Pod } from '../../../src/cluster/kinds/pod.ts';
 
 const R = 'cachebackend/ns1/be';
 const DIAL_OK: ProbeResults = { dials: dials({ [REDIS]: { ok: true } }) };

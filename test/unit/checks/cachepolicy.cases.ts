@@ -1,7 +1,8 @@
 /** CachePolicyCoverage (CP): docs/upstream.md R-2.8. */
 import { cachePolicyCoverage } from '../../../src/checks/cachepolicy-coverage.ts';
-import type { CachePolicy } from '../../../src/cluster/state.ts';
+
 import { backend, failed, given, ok, policy, type Case, type CheckTable } from './fixtures.ts';
+import type { CachePolicy } from '../../../src/cluster/kinds/cache-policy.ts';
 
 const inNs = (...namespaces: string[]) => ok(namespaces.map((ns, i) => backend({ namespace: ns, name: `be${i}` })));
 const policies = (...items: CachePolicy[]) => ok(items);

@@ -1,7 +1,8 @@
 /** CacheTenantHealth (CT): docs/upstream.md. */
 import { cacheTenantHealth } from '../../../src/checks/cachetenant-health.ts';
-import type { CacheTenant } from '../../../src/cluster/state.ts';
+
 import { cond, failed, given, ok, tenant, type Case, type CheckTable } from './fixtures.ts';
+import type { CacheTenant } from '../../../src/cluster/kinds/cache-tenant.ts';
 
 const R = 'cachetenant/ns1/t1';
 const tenants = (...items: CacheTenant[]) => given({ cacheTenants: ok(items) });

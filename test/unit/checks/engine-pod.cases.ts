@@ -1,7 +1,10 @@
 /** EnginePodInjectionAudit (EP): docs/upstream.md, docs/deviations.md#dev-3 (one normalised Event list). */
 import { enginePodInjectionAudit } from '../../../src/checks/engine-pod-injection.ts';
-import type { CacheBackend, EventRecord, Pod } from '../../../src/cluster/state.ts';
+
 import { backend, event, failed, given, injectedEvent, ok, pod, type Case, type CheckTable } from './fixtures.ts';
+import type { CacheBackend } from '../../../src/cluster/kinds/cache-backend.ts';
+import type { EventRecord } from '../../../src/cluster/kinds/event.ts';
+import type { Pod } from '../../../src/cluster/kinds/pod.ts';
 
 const BY = 'inferencecache.io/injected-by';
 const BY_UID = 'inferencecache.io/injected-by-uid';

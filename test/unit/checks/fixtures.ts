@@ -5,20 +5,17 @@
 import type { Check } from '../../../src/checks/check.ts';
 import type { CheckName, Code } from '../../../src/checks/registry.ts';
 import type { CheckInput } from '../../../src/checks/run.ts';
-import { EVENT_VIEWS, eventViews } from '../../../src/cluster/event-views.ts';
-import { POD_VIEWS, podViews, type PodRead } from '../../../src/cluster/pod-views.ts';
-import type {
-  CacheBackend,
-  CachePolicy,
-  CacheTenant,
-  ClusterState,
-  Condition,
-  EventRecord,
-  Pod,
-  PodRequests,
-  Read,
-} from '../../../src/cluster/state.ts';
+import { EVENT_VIEWS, eventViews } from '../../../src/cluster/state/event-views.ts';
+import { POD_VIEWS, podViews, type PodRead } from '../../../src/cluster/state/pod-views.ts';
+import type { ClusterState } from '../../../src/cluster/state/state.ts';
 import type { DialResult, HttpResult, ProbeResults, ServerProbes, SnapshotBody } from '../../../src/probes/results.ts';
+import type { CacheBackend } from '../../../src/cluster/kinds/cache-backend.ts';
+import type { CachePolicy } from '../../../src/cluster/kinds/cache-policy.ts';
+import type { CacheTenant } from '../../../src/cluster/kinds/cache-tenant.ts';
+import type { Condition } from '../../../src/cluster/kinds/conditions.ts';
+import type { EventRecord } from '../../../src/cluster/kinds/event.ts';
+import type { Pod, PodRequests } from '../../../src/cluster/kinds/pod.ts';
+import type { Read } from '../../../src/cluster/kinds/kind.ts';
 
 /** The run's reference instant. */
 export const NOW = new Date('2025-06-01T12:00:00.000Z');

@@ -1,9 +1,11 @@
 /** ImagePullability (IP): pull secrets of the install's pods and ServiceAccounts, and pull failures. */
 import { MAX_WAITING_CONTAINERS_PER_POD, imagePullability } from '../../../src/checks/image-pull.ts';
-import { MAX_PULL_SECRETS_PER_OBJECT } from '../../../src/cluster/pull-secret-refs.ts';
-import type { ContainerWaiting, PullSecretLookup } from '../../../src/cluster/state.ts';
+import { MAX_PULL_SECRETS_PER_OBJECT } from '../../../src/cluster/state/pull-secret-refs.ts';
+
 import { failed, given, ok, pod, type Case, type CheckTable, type Expected } from './fixtures.ts';
 import { VALID_DOCKERCONFIGJSON, WORKLOAD_LABELS, live, secrets, serviceAccount } from './install-fixtures.ts';
+import type { ContainerWaiting } from '../../../src/cluster/kinds/pod.ts';
+import type { PullSecretLookup } from '../../../src/cluster/kinds/secret.ts';
 
 /** A live install pod `ns1/<name>` naming the given pull secrets. */
 function puller(name: string, pullSecrets: readonly string[], o: Parameters<typeof pod>[1] = {}) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { judge } from '../../../src/checks/registry.ts';
-import { projectPullSecret } from '../../../src/cluster/project-pull-secret.ts';
+import { projectPullSecret } from '../../../src/cluster/kinds/secret.ts';
 import { makeReport } from '../../../src/report/finding.ts';
 import { OUTPUT_FORMATS, render } from '../../../src/report/render/index.ts';
 import { ok, pod } from './fixtures.ts';

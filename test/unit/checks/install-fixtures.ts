@@ -3,21 +3,16 @@
  * NetworkPolicyReachability): install pods, nodes, ServiceAccounts, pull-secret lookups and
  * NetworkPolicies, each a complete record with overrides.
  */
-import type { DoctorPod } from '../../../src/cluster/pod-identity.ts';
-import type {
-  IngressRule,
-  LabelSelector,
-  NetworkPolicyRecord,
-  NodeRecord,
-  Pod,
-  PodRequests,
-  PolicyPeer,
-  PullSecretLookup,
-  ResourceList,
-  ServiceAccount,
-} from '../../../src/cluster/state.ts';
+import type { DoctorPod } from '../../../src/cluster/gather/pod-identity.ts';
+
 import type { CheckInput } from '../../../src/checks/run.ts';
 import { input, ok, pod, state, type InputOverrides, type PodFixture, type StateFixture } from './fixtures.ts';
+import type { IngressRule, NetworkPolicyRecord, PolicyPeer } from '../../../src/cluster/kinds/network-policy.ts';
+import type { LabelSelector } from '../../../src/cluster/kinds/label-selector.ts';
+import type { NodeRecord } from '../../../src/cluster/kinds/node.ts';
+import type { Pod, PodRequests, ResourceList } from '../../../src/cluster/kinds/pod.ts';
+import type { PullSecretLookup } from '../../../src/cluster/kinds/secret.ts';
+import type { ServiceAccount } from '../../../src/cluster/kinds/service-account.ts';
 
 export const SERVER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'server' } as const;
 export const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'controller' } as const;

@@ -1,7 +1,7 @@
 /** NetworkPolicyReachability (NP): why :8081 gave no answer, from the policies that select the server pod. */
 import { networkPolicyReachability } from '../../../src/checks/network-policy.ts';
-import type { ClusterState, NamespaceLookup } from '../../../src/cluster/state.ts';
-import type { DoctorPod } from '../../../src/cluster/pod-identity.ts';
+import type { ClusterState } from '../../../src/cluster/state/state.ts';
+import type { DoctorPod } from '../../../src/cluster/gather/pod-identity.ts';
 import type { HttpResult, ServerProbes } from '../../../src/probes/results.ts';
 import { HTTP_BASE, failed, given, ok, omit, pod, response, server, type Case, type CheckTable } from './fixtures.ts';
 import {
@@ -16,6 +16,7 @@ import {
   tcp,
   upstreamFence,
 } from './install-fixtures.ts';
+import type { NamespaceLookup } from '../../../src/cluster/kinds/namespace.ts';
 
 const timedOut = (route: string): HttpResult => ({
   kind: 'transport-error',

@@ -1,7 +1,8 @@
 /** OrphanPodCheck (OP): docs/upstream.md, docs/deviations.md#dev-3 (each Event counted once). */
 import { orphanPodCheck } from '../../../src/checks/orphan-pods.ts';
-import type { EventRecord } from '../../../src/cluster/state.ts';
+
 import { HOUR, MINUTE, ago, event, failed, given, ok, type Case, type CheckTable } from './fixtures.ts';
+import type { EventRecord } from '../../../src/cluster/kinds/event.ts';
 
 const DAY = 24 * HOUR;
 const events = (...items: EventRecord[]) => given({ events: ok(items) });

@@ -1,7 +1,7 @@
 // Leaving managedFields unparsed: only a whole member, only where the API server's layout proves where
 // it ends; any other text comes back as it was.
 import { describe, expect, it } from 'vitest';
-import { withoutManagedFields } from '../../../src/cluster/api-json.ts';
+import { withoutManagedFields } from '../../../src/cluster/encoding/api-json.ts';
 
 const MANAGED = [
   {

@@ -4,12 +4,13 @@
 // protobuf and in JSON by turns. And what a projection throws, which is the doctor's bug, not the cluster's.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PAGES, type KubeApi } from '../../../src/cluster/api.ts';
-import { projectPod } from '../../../src/cluster/project.ts';
-import { decodePod } from '../../../src/cluster/protobuf/objects.ts';
-import { readPullSecrets } from '../../../src/cluster/pull-secrets.ts';
+import { MAX_PAGES, type KubeApi } from '../../../src/cluster/transport/kube-api.ts';
+
+import { readPullSecrets } from '../../../src/cluster/gather/pull-secrets.ts';
 import { startLoopbackApi, type LoopbackApi } from '../../support/loopback-api.ts';
 import { encode, envelope, type Field } from '../../support/protobuf.ts';
+import { projectPod } from '../../../src/cluster/kinds/pod.ts';
+import { decodePod } from '../../../src/cluster/kinds/pod-protobuf.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KubeApi } from '../../../src/cluster/api.ts';
+import { KubeApi } from '../../../src/cluster/transport/kube-api.ts';
 import { HANG_GUARD_MS, expectEndedWellBefore } from '../../support/timing.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'icd-exec-'));

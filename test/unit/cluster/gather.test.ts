@@ -3,14 +3,15 @@
 // check that declares every pod gets every pod.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeApi } from '../../../src/cluster/api.ts';
-import { gatherClusterState } from '../../../src/cluster/gather.ts';
-import type { ClusterState, Read, ReadName } from '../../../src/cluster/state.ts';
+import type { KubeApi } from '../../../src/cluster/transport/kube-api.ts';
+import { gatherClusterState } from '../../../src/cluster/gather/gather.ts';
+import type { ClusterState, ReadName } from '../../../src/cluster/state/state.ts';
 import { defineCheck } from '../../../src/checks/check.ts';
 import { API001 } from '../../../src/checks/api-read.ts';
 import { DECLARATIONS, planRun } from '../../../src/checks/registry.ts';
 import { runCheck } from '../../../src/checks/run.ts';
 import { startLoopbackApi, type LoopbackApi } from '../../support/loopback-api.ts';
+import type { Read } from '../../../src/cluster/kinds/kind.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 

@@ -3,7 +3,7 @@
 // copy came back is seen through the copy function: it runs once per value kept, again for a value
 // met past the limit. Maps are compared by identity.
 import { describe, expect, it } from 'vitest';
-import { Interner } from '../../../src/cluster/interner.ts';
+import { Interner } from '../../../src/text/interner.ts';
 import { flatString } from '../../../src/text/flat-string.ts';
 
 function counted(limit: number): { interner: Interner; copies: string[] } {

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KubeConfigError, loadKubeConfig } from '../../../src/cluster/kubeconfig.ts';
+import { loadKubeConfig } from '../../../src/cluster/transport/kubeconfig.ts';
+import { KubeConfigError } from '../../../src/cluster/transport/kubeconfig-error.ts';
 
 function kubeconfig(server: string, contexts: string[] = ['a'], current = contexts[0] ?? '', user = '    token: t'): string {
   const dir = mkdtempSync(join(tmpdir(), 'icd-kc-'));

@@ -5,7 +5,13 @@
 // as JSON.parse reads it, text that JSON.parse refuses is refused, and what a handler throws passes
 // through as it is.
 import { describe, expect, it } from 'vitest';
-import { ElementNotJson, FAST_CARRY_LIMIT, FAST_MISSES_LIMIT, ListSplitter, type SplitterMode } from '../../../src/cluster/list-stream.ts';
+import {
+  ElementNotJson,
+  FAST_CARRY_LIMIT,
+  FAST_MISSES_LIMIT,
+  ListSplitter,
+  type SplitterMode,
+} from '../../../src/cluster/encoding/list-stream.ts';
 import { seededRandom as random } from '../../support/seeded-random.ts';
 
 const WORDS: readonly string[] = ['a', 'pod', 'é', '日本', '🙂', 'quote"d', 'back\\slash', 'line\nbreak', '\u0000nul', '{[,]}:', 'tab\t'];

@@ -3,7 +3,7 @@
 // inserted or replaced, a stretch repeated). Whatever the edits, the text left parses exactly when the
 // whole text does, and then to the same object but for that member.
 import { describe, expect, it } from 'vitest';
-import { parseApiJson, withoutManagedFields } from '../../../src/cluster/api-json.ts';
+import { parseApiJson, withoutManagedFields } from '../../../src/cluster/encoding/api-json.ts';
 import { seededRandom as random } from '../../support/seeded-random.ts';
 
 const MANAGED = [

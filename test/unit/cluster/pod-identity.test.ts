@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../../src/cli/parse.ts';
-import { parsePodLabels, readDoctorPod } from '../../../src/cluster/pod-identity.ts';
+import { parsePodLabels, readDoctorPod } from '../../../src/cluster/gather/pod-identity.ts';
 
 describe('the downward-API labels file', () => {
   it('reads key="value" lines with Go-quoted values', () => {

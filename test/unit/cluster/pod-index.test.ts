@@ -2,10 +2,12 @@
 // reports equals the one found by matching every pod against every selector of its namespace; plus
 // the cases a random draw may miss, and the promise that a run's lists are indexed once.
 import { describe, expect, it } from 'vitest';
-import { engineSelectorSelects, hasSelector } from '../../../src/cluster/label-selector.ts';
-import { podIndex } from '../../../src/cluster/pod-index.ts';
-import type { CacheBackend, Pod } from '../../../src/cluster/state.ts';
+import { engineSelectorSelects, hasSelector } from '../../../src/cluster/kinds/label-selector.ts';
+import { podIndex } from '../../../src/cluster/state/pod-index.ts';
+
 import { seededRandom } from '../../support/seeded-random.ts';
+import type { CacheBackend } from '../../../src/cluster/kinds/cache-backend.ts';
+import type { Pod } from '../../../src/cluster/kinds/pod.ts';
 
 const pod = (namespace: string, name: string, labels: Record<string, string>): Pod => ({
   namespace,

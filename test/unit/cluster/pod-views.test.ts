@@ -2,10 +2,12 @@
 // CacheBackends; the keeper that drops a pod as it is read when no planned view can hold it; the
 // doctor's own pod in no view.
 import { describe, expect, it } from 'vitest';
-import { eventViews, eventWanted } from '../../../src/cluster/event-views.ts';
-import { POD_VIEWS, podKeeper, podViews, type BackendsSeen, type PodRead, type PodViewName } from '../../../src/cluster/pod-views.ts';
-import type { CacheBackend, PodRequests } from '../../../src/cluster/state.ts';
+import { eventViews, eventWanted } from '../../../src/cluster/state/event-views.ts';
+import { POD_VIEWS, podKeeper, podViews, type BackendsSeen, type PodRead, type PodViewName } from '../../../src/cluster/state/pod-views.ts';
+
 import { event, injectedEvent, ok, pod } from '../checks/fixtures.ts';
+import type { CacheBackend } from '../../../src/cluster/kinds/cache-backend.ts';
+import type { PodRequests } from '../../../src/cluster/kinds/pod.ts';
 
 const INSTALL = { 'app.kubernetes.io/name': 'inference-cache' };
 const REQUESTS: PodRequests = { containers: [{ cpu: '1' }], initContainers: [] };

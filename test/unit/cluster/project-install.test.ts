@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { projectNetworkPolicy } from '../../../src/cluster/project-network-policy.ts';
-import { projectNode } from '../../../src/cluster/project-node.ts';
-import { projectPullSecret } from '../../../src/cluster/project-pull-secret.ts';
-import { projectServiceAccount } from '../../../src/cluster/project-service-account.ts';
-import { Interner } from '../../../src/cluster/interner.ts';
-import { projectPod, sharePod } from '../../../src/cluster/project.ts';
-import { podViews } from '../../../src/cluster/pod-views.ts';
-import type { CacheBackend } from '../../../src/cluster/state.ts';
+import { projectNetworkPolicy } from '../../../src/cluster/kinds/network-policy.ts';
+import { projectNode } from '../../../src/cluster/kinds/node.ts';
+import { projectPullSecret } from '../../../src/cluster/kinds/secret.ts';
+import { projectServiceAccount } from '../../../src/cluster/kinds/service-account.ts';
+import { Interner } from '../../../src/text/interner.ts';
+
+import { podViews } from '../../../src/cluster/state/pod-views.ts';
+
 import { ok } from '../checks/fixtures.ts';
-import { pullSecretRefs } from '../../../src/cluster/pull-secret-refs.ts';
+import { pullSecretRefs } from '../../../src/cluster/state/pull-secret-refs.ts';
+import { projectPod, sharePod } from '../../../src/cluster/kinds/pod.ts';
+import type { CacheBackend } from '../../../src/cluster/kinds/cache-backend.ts';
 
 const meta = { namespace: 'ns', name: 'p', uid: 'u1' };
 const b64 = (text: string) => Buffer.from(text).toString('base64');

@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { cacheBackendHealth } from '../../../src/checks/cachebackend-health.ts';
 import { cacheTenantHealth } from '../../../src/checks/cachetenant-health.ts';
 import { runCheck } from '../../../src/checks/run.ts';
-import { parseApiJson } from '../../../src/cluster/api-json.ts';
-import { eventWanted } from '../../../src/cluster/event-views.ts';
-import { projectCacheBackend, projectCacheTenant, projectEvent, projectPod } from '../../../src/cluster/project.ts';
+import { parseApiJson } from '../../../src/cluster/encoding/api-json.ts';
+import { eventWanted } from '../../../src/cluster/state/event-views.ts';
+
 import { given, ok } from '../checks/fixtures.ts';
+import { projectCacheBackend } from '../../../src/cluster/kinds/cache-backend.ts';
+import { projectCacheTenant } from '../../../src/cluster/kinds/cache-tenant.ts';
+import { projectEvent } from '../../../src/cluster/kinds/event.ts';
+import { projectPod } from '../../../src/cluster/kinds/pod.ts';
 
 const meta = { namespace: 'ns', name: 'b', uid: 'u1' };
 

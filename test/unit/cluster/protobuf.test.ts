@@ -3,12 +3,16 @@
 // cut short, oversized or malformed. The real API server's answers are compared in
 // test/integration/protobuf-lists.test.ts.
 import { describe, expect, it } from 'vitest';
-import { projectEvent, projectPod } from '../../../src/cluster/project.ts';
-import { ElementNotProtobuf, MAX_ITEM_BYTES, ProtobufListReader, type ItemDecoder } from '../../../src/cluster/protobuf/list-reader.ts';
-import { protobufStatusMessage } from '../../../src/cluster/protobuf/meta.ts';
-import { decodeEvent, decodePod, eventDecoder } from '../../../src/cluster/protobuf/objects.ts';
-import { ProtoReader, ProtobufError } from '../../../src/cluster/protobuf/reader.ts';
+
+import { ElementNotProtobuf, MAX_ITEM_BYTES, ProtobufListReader, type ItemDecoder } from '../../../src/cluster/encoding/protobuf-list.ts';
+import { protobufStatusMessage } from '../../../src/cluster/encoding/protobuf-meta.ts';
+
+import { ProtoReader, ProtobufError } from '../../../src/protobuf/reader.ts';
 import { encode, entry, envelope, quantity, type Field } from '../../support/protobuf.ts';
+import { projectEvent } from '../../../src/cluster/kinds/event.ts';
+import { projectPod } from '../../../src/cluster/kinds/pod.ts';
+import { decodeEvent, eventDecoder } from '../../../src/cluster/kinds/event-protobuf.ts';
+import { decodePod } from '../../../src/cluster/kinds/pod-protobuf.ts';
 
 /** 2026-12-05T11:14:56Z in seconds since the epoch. */
 const AT = Date.UTC(2026, 11, 5, 11, 14, 56) / 1000;

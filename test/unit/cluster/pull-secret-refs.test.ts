@@ -3,11 +3,12 @@
 // one of them holds; the rest are counted per object.
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeApi } from '../../../src/cluster/api.ts';
-import { gatherClusterState } from '../../../src/cluster/gather.ts';
-import { MAX_PULL_SECRETS_PER_OBJECT, pullSecretPlan, pullSecretRefs } from '../../../src/cluster/pull-secret-refs.ts';
-import type { InstallPod, Pod } from '../../../src/cluster/state.ts';
+import type { KubeApi } from '../../../src/cluster/transport/kube-api.ts';
+import { gatherClusterState } from '../../../src/cluster/gather/gather.ts';
+import { MAX_PULL_SECRETS_PER_OBJECT, pullSecretPlan, pullSecretRefs } from '../../../src/cluster/state/pull-secret-refs.ts';
+import type { InstallPod } from '../../../src/cluster/state/state.ts';
 import { startLoopbackApi, type LoopbackApi } from '../../support/loopback-api.ts';
+import type { Pod } from '../../../src/cluster/kinds/pod.ts';
 
 const BOUND = MAX_PULL_SECRETS_PER_OBJECT;
 const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i}`);

@@ -1,7 +1,7 @@
 // A dumped pull secret projects to what the real one projected to, and holds no credential.
 import { describe, expect, it } from 'vitest';
-import { dumpedSecret, unreadSecret } from '../../../src/cluster/dump-secret.ts';
-import { projectPullSecret } from '../../../src/cluster/project-pull-secret.ts';
+
+import { projectPullSecret, dumpedSecret, unreadSecret } from '../../../src/cluster/kinds/secret.ts';
 
 const PASSWORD = 's3cret-pass';
 const AUTH = Buffer.from(`robot:${PASSWORD}`).toString('base64');

@@ -1,9 +1,12 @@
 // The objects of files answering the gathering's paths: the namespace kubectl would give, the order an
 // API server lists in, Kinds not given, Secrets by name and the failures a dump recorded.
 import { describe, expect, it } from 'vitest';
-import { FileApi, DUMP_READ_ERROR_ANNOTATION } from '../../../src/cluster/file-api.ts';
-import { COLLECTIONS, READS, collectionPath, objectPath } from '../../../src/cluster/reads.ts';
+import { FileApi } from '../../../src/cluster/gather/file-api.ts';
+import { DUMP_READ_ERROR_ANNOTATION } from '../../../src/cluster/kinds/secret.ts';
+import { READS } from '../../../src/cluster/state/reads.ts';
+import { KINDS } from '../../../src/cluster/kinds/kinds.ts';
 import type { ManifestObject } from '../../../src/files/manifest-documents.ts';
+import { collectionPath, objectPath } from '../../../src/cluster/kinds/access.ts';
 
 const object = (apiVersion: string, kind: string, name: string, namespace?: string, extra: object = {}): ManifestObject => ({
   apiVersion,
@@ -21,7 +24,7 @@ const names = async (api: FileApi, path: string) => {
   );
   return read.ok ? read.items : read.error;
 };
-const pods = (ns: string) => collectionPath(COLLECTIONS.pods.access, ns);
+const pods = (ns: string) => collectionPath(KINDS.pods.access, ns);
 
 describe('FileApi', () => {
   const objects = [
@@ -40,10 +43,7 @@ describe('FileApi', () => {
     expect(await names(api, pods(''))).toEqual(['a-b/z', 'default/a', 'team-a/a', 'team-a/b']);
     expect(await names(api, pods('team-a'))).toEqual(['team-a/a', 'team-a/b']);
     expect(await names(new FileApi(objects, [], 'team-a'), pods(''))).toEqual(['a-b/z', 'team-a/a', 'team-a/b']);
-    expect(await names(api, collectionPath(COLLECTIONS.nodes.access, ''))).toEqual([
-      'ignored-ns/n1'.replace('ignored-ns', ''),
-      'ignored-ns/n2',
-    ]);
+    expect(await names(api, collectionPath(KINDS.nodes.access, ''))).toEqual(['ignored-ns/n1'.replace('ignored-ns', ''), 'ignored-ns/n2']);
     expect(api.notGiven).toEqual(new Set());
   });
 
@@ -60,8 +60,8 @@ describe('FileApi', () => {
 
   it('records a Kind asked for that the files do not hold; an empty typed list gives it', async () => {
     const api = new FileApi(objects, [{ apiVersion: 'v1', kind: 'Event' }], 'default');
-    expect(await names(api, collectionPath(COLLECTIONS.events.access, ''))).toEqual([]);
-    expect(await names(api, collectionPath(COLLECTIONS.cacheBackends.access, ''))).toBe('the files hold no CacheBackend objects');
+    expect(await names(api, collectionPath(KINDS.events.access, ''))).toEqual([]);
+    expect(await names(api, collectionPath(KINDS.cacheBackends.access, ''))).toBe('the files hold no CacheBackend objects');
     expect(api.notGiven).toEqual(new Set(['CacheBackend']));
     expect(FileApi.ignoredVersions(objects)).toEqual([
       { kind: 'CacheBackend', apiVersion: 'inferencecache.io/v1beta1', wanted: 'inferencecache.io/v1alpha1', count: 1 },

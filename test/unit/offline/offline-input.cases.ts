@@ -3,7 +3,7 @@
 import { OFFLINE_INPUT } from '../../../src/checks/offline-input.ts';
 import { CHECKS, activeDeclarations } from '../../../src/checks/registry.ts';
 import { SUPPRESSIONS } from '../../../src/checks/suppressions.ts';
-import type { ReadName } from '../../../src/cluster/state.ts';
+import type { ReadName } from '../../../src/cluster/state/state.ts';
 
 /** What a run from files judges with: the checks that need no probe, then the stages. */
 export const OFFLINE_DECLARATIONS = activeDeclarations({ configOnly: true }, [...CHECKS, SUPPRESSIONS, OFFLINE_INPUT]);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { codeGuides } from '../../../src/checks/codes.ts';
 import { judge } from '../../../src/checks/registry.ts';
-import type { ClusterState } from '../../../src/cluster/state.ts';
+import type { ClusterState } from '../../../src/cluster/state/state.ts';
 import { makeReport } from '../../../src/report/finding.ts';
 import { renderJson } from '../../../src/report/render/json.ts';
 import { MAX_NAMED_CODE_LENGTH, applySuppressions } from '../../../src/suppress/apply.ts';

@@ -1,0 +1,71 @@
+/**
+ * The Events: what the checks read of one (its reason, message, time and the object it is about). A
+ * busy cluster has tens of thousands, read once per run in protobuf (`event-protobuf.ts`) or JSON and
+ * kept only as the views the checks declare (`state/event-views.ts`).
+ *
+ * @module
+ */
+
+import { obj, optStr, str } from '../encoding/wire.ts';
+import { Interner } from '../../text/interner.ts';
+import { CORE } from './access.ts';
+import { decodeEvent } from './event-protobuf.ts';
+import { defineKind } from './kind.ts';
+
+/**
+ * An Event, normalised from the core/v1 view (the events.k8s.io/v1 API serves the same objects, so one
+ * view is read and each Event counted once). `time` is the first set of series.lastObservedTime,
+ * lastTimestamp, eventTime and creationTimestamp, RFC 3339; empty when none is set.
+ */
+export interface EventRecord {
+  readonly reason: string;
+  readonly message: string;
+  readonly time: string;
+  readonly involved: { readonly kind: string; readonly namespace: string; readonly name: string; readonly uid: string };
+}
+
+/**
+ * Projects a core/v1 Event; its time is the first set of the fields the Event API defines for it.
+ * Undefined for an Event `wanted` turns down (by its reason and the Kind it is about): it is dropped
+ * as it is read, before anything else of it is looked at.
+ */
+export function projectEvent(
+  raw: unknown,
+  wanted: (reason: string, involvedKind: string) => boolean = () => true,
+  interner = new Interner(0),
+): EventRecord | undefined {
+  const o = obj(raw);
+  const involved = obj(o?.['involvedObject']);
+  const reason = str(o?.['reason']);
+  if (!wanted(reason, str(involved?.['kind']))) return undefined;
+  const series = obj(o?.['series']);
+  const meta = obj(o?.['metadata']);
+  const time =
+    optStr(series?.['lastObservedTime']) ??
+    optStr(o?.['lastTimestamp']) ??
+    optStr(o?.['eventTime']) ??
+    optStr(meta?.['creationTimestamp']) ??
+    '';
+  return {
+    reason: interner.string(reason),
+    message: interner.string(str(o?.['message'])),
+    time: interner.string(time),
+    involved: {
+      kind: interner.string(str(involved?.['kind'])),
+      namespace: interner.string(str(involved?.['namespace'])),
+      name: str(involved?.['name']),
+      uid: str(involved?.['uid']),
+    },
+  };
+}
+
+/** The Events: listed once per run, kept as the views the checks declare (`state/event-views.ts`). */
+export const EVENT_KIND = defineKind({
+  kind: 'Event',
+  access: { ...CORE, resource: 'events', verbs: ['list'], namespaced: true },
+  reads: 'views',
+  project: (raw: unknown) => projectEvent(raw),
+  metadataFollowedBy: 'involvedObject',
+  protobuf: { kind: 'Event', decode: decodeEvent },
+  dump: { write: 'whole' },
+});

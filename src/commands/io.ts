@@ -1,0 +1,29 @@
+/**
+ * What the process gives a command: `main.ts` builds it from `process` (nothing else touches
+ * `process`); the commands write through it.
+ *
+ * @module
+ */
+
+import type { PodFiles } from '../doctor/environment.ts';
+
+/**
+ * What the process gives a command run. Writing resolves once the text is written, or at once when
+ * the reader has gone (a closed pipe).
+ */
+export interface RunIO {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdoutIsTTY: boolean;
+  readonly out: (text: string) => Promise<void>;
+  readonly err: (text: string) => Promise<void>;
+  /** The run's one clock (see `RunEnvironment.clock`). */
+  readonly clock: () => Date;
+  /** When the process started (see `RunEnvironment.started`). */
+  readonly started?: Date;
+  /** The files a pod gives the doctor, at their in-pod paths. */
+  readonly files: PodFiles;
+  /** Aborted, with an `Interrupted` reason, on SIGTERM or SIGINT. */
+  readonly interrupt: AbortSignal;
+  /** Standard input, read only for `doctor -f -`. */
+  readonly stdin?: AsyncIterable<Uint8Array>;
+}
