@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, ftruncateSync, openSync, writeSync } f
 import { exists } from './files/operator-file.ts';
 import { UsageError } from './cli/options.ts';
 import { EXIT_CODES, type ExitCode } from './report/exit-codes.ts';
+import { writerOf } from './report/output-formats.ts';
 import { parseCommandLine } from './cli/parse.ts';
 import { KubeConfigError } from './cluster/transport/kubeconfig-error.ts';
 import { InputError } from './files/input-error.ts';
@@ -69,8 +70,8 @@ export async function runApp(io: ProcessIO): Promise<ExitCode> {
         return EXIT_CODES.healthy;
       case 'codes': {
         // The code table comes from the checks' declarations, which only this command and doctor load.
-        const [{ codeTable }, { renderCodeTable }] = await Promise.all([import('./checks/codes.ts'), import('./report/code-table.ts')]);
-        await io.out(renderCodeTable(codeTable(), command.output));
+        const [{ codeTable }, write] = await Promise.all([import('./checks/codes.ts'), writerOf('codes', command.output)]);
+        await io.out(write(codeTable()));
         return EXIT_CODES.healthy;
       }
       case 'schema': {

@@ -38,10 +38,10 @@ export function codeTable(checks: readonly Pick<Declaration, 'name' | 'codes'>[]
 export const DEFAULT_DOCS_BASE = `https://github.com/inference-cache/inferencecache-doctor/blob/${VERSION === 'dev' ? 'main' : `v${VERSION}`}/docs/codes.md`;
 
 /**
- * The hint and docs link of every code, for the report: each code's anchor under `docsBase` (any
- * fragment of the base is replaced by the anchor).
+ * The meaning, hint and docs link of every code, for the report: each code's anchor under `docsBase`
+ * (any fragment of the base is replaced by the anchor).
  */
 export function codeGuides(docsBase: string = DEFAULT_DOCS_BASE, rows: readonly CodeRow[] = codeTable()): Map<string, CodeGuide> {
   const base = docsBase.replace(/#.*$/s, '');
-  return new Map(rows.map((row) => [row.code, { hint: row.hint, docs: `${base}${row.anchor}` }]));
+  return new Map(rows.map((row) => [row.code, { meaning: row.meaning, hint: row.hint, docs: `${base}${row.anchor}` }]));
 }

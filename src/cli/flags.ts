@@ -7,6 +7,15 @@
  */
 import type { ParseArgsOptionDescriptor } from 'node:util';
 import { DEFAULT_FAIL_ON } from '../report/finding.ts';
+import { defaultFormatOf, formatsOf } from '../report/output-formats.ts';
+
+/** `a`, `a or b`, `a, b or c`. */
+function orList(items: readonly string[]): string {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1) ?? ''}`;
+}
+
+/** The formats of the doctor's report, from their declarations (`report/output-formats.ts`). */
+const REPORT_FORMATS = formatsOf('doctor');
 
 /**
  * How a flag takes its value: `boolean` takes none; `string` and `duration` take one (the last given
@@ -147,10 +156,9 @@ export const DOCTOR_FLAGS = [
     long: 'output',
     short: 'o',
     kind: 'string',
-    initial: 'human',
-    help: 'human, json, table or junit (junit: one testsuite per check, a <failure> per finding at or above --fail-on)',
-    readme:
-      '`human`, `json`, `table` or `junit` (one testsuite per check, one testcase per finding: `<failure>` when it counts for the exit code, `<skipped>` when suppressed)',
+    initial: defaultFormatOf('doctor'),
+    help: `${orList(REPORT_FORMATS)} (junit: one testsuite per check, a <failure> per finding at or above --fail-on)`,
+    readme: `${orList(REPORT_FORMATS.map((f) => `\`${f}\``))} ("Output formats" says what each holds)`,
   },
   {
     long: 'no-color',

@@ -1,4 +1,4 @@
-import type { OutputFormat } from '../report/output-format.ts';
+import type { FormatOf } from '../report/output-formats.ts';
 import type { SuppressionRule } from '../suppress/rule.ts';
 import type { Status } from '../report/status.ts';
 import type { ServerTlsOptions } from '../probes/server-transport.ts';
@@ -24,7 +24,7 @@ export interface DoctorOptions {
    * token when that file exists, else the ServiceAccount token.
    */
   readonly snapshotTokenFile?: string;
-  readonly output: OutputFormat;
+  readonly output: FormatOf<'doctor'>;
   readonly noColor: boolean;
   readonly configOnly: boolean;
   /**
@@ -75,7 +75,7 @@ export type Command =
   | { readonly kind: 'doctor'; readonly options: DoctorOptions }
   | { readonly kind: 'version' }
   | { readonly kind: 'help'; readonly text: string }
-  | { readonly kind: 'codes'; readonly output: OutputFormat }
+  | { readonly kind: 'codes'; readonly output: FormatOf<'codes'> }
   | { readonly kind: 'schema' }
   | { readonly kind: 'dump'; readonly options: DumpOptions };
 
@@ -85,7 +85,7 @@ export interface DumpOptions {
   readonly context: string;
   /** Scope of every namespaced read, as the doctor's `--namespace`; empty means all namespaces. */
   readonly namespace: string;
-  readonly output: 'yaml' | 'json';
+  readonly output: FormatOf<'dump'>;
   /** The deadline of all the reads, in milliseconds. */
   readonly timeoutMs: number;
 }

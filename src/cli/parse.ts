@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { formatGoDuration, parseGoDuration } from '../go/duration.ts';
-import { OUTPUT_FORMATS, type OutputFormat } from '../report/output-format.ts';
+import { defaultFormatOf, formatFor, formatsOf, type Command as FormatCommand, type FormatOf } from '../report/output-formats.ts';
 import { STATUSES, type Status } from '../report/status.ts';
 import { describeError } from '../text/errors.ts';
 import { RuleError, parseSuppressFlag } from '../suppress/rule.ts';
@@ -16,7 +16,7 @@ Usage:
   inferencecache doctor [flags]     run the checks and print a report
   inferencecache doctor -f PATH     run the checks on the objects of files, without a cluster
   inferencecache dump [flags]       write the objects the checks read, for doctor -f
-  inferencecache codes [-o format]  list every finding code
+  inferencecache codes [-o format]  list every finding code (-o ${formatsOf('codes').join(', ')})
   inferencecache schema             print the JSON Schema of the JSON report
   inferencecache --version          print the version
 
@@ -35,12 +35,11 @@ function parseStatusFlag(flag: string, value: string): Status {
   return status;
 }
 
-function parseOutput(value: string): OutputFormat {
-  const format = OUTPUT_FORMATS.find((f) => f === value);
-  if (format === undefined) {
-    throw new UsageError(`invalid output format ${JSON.stringify(value)} (want one of: ${OUTPUT_FORMATS.join(', ')})`);
-  }
-  return format;
+/** `-o` of `command`: a format it writes, or a usage error that names the formats it does. */
+function parseOutput<C extends FormatCommand>(command: C, value: string): FormatOf<C> {
+  const found = formatFor(command, value);
+  if (!found.ok) throw new UsageError(found.error);
+  return found.format;
 }
 
 /** Rewrites node's parseArgs errors into one short line that names the offending flag. */
@@ -156,7 +155,7 @@ function parseDoctor(args: readonly string[]): Command {
   const offline = offlineFlags(values.filename, given, values.now);
   if (values.help) return { kind: 'help', text: doctorHelp() };
   if (positionals.length > 0) throw new UsageError(`doctor takes no arguments, got ${JSON.stringify(positionals[0])}`);
-  const output = parseOutput(values.output);
+  const output = parseOutput('doctor', values.output);
   const failOn = parseStatusFlag('--fail-on', values['fail-on']);
   const outputThreshold = parseStatusFlag('--output-threshold', values['output-threshold']);
   const timeoutMs = parseDeadline('--timeout', values.timeout);
@@ -208,13 +207,11 @@ function parseCodes(args: readonly string[]): Command {
       args: [...args],
       strict: true,
       allowPositionals: true,
-      options: { output: { type: 'string', short: 'o', default: 'human' } },
+      options: { output: { type: 'string', short: 'o', default: defaultFormatOf('codes') } },
     }),
   );
   if (positionals.length > 0) throw new UsageError(`codes takes no arguments, got ${JSON.stringify(positionals[0])}`);
-  const output = parseOutput(values.output);
-  if (output === 'junit') throw new UsageError('codes prints human, json or table output, not junit');
-  return { kind: 'codes', output };
+  return { kind: 'codes', output: parseOutput('codes', values.output) };
 }
 
 function parseDump(args: readonly string[]): Command {
@@ -227,7 +224,7 @@ function parseDump(args: readonly string[]): Command {
         kubeconfig: { type: 'string', default: '' },
         context: { type: 'string', default: '' },
         namespace: { type: 'string', short: 'n', default: '' },
-        output: { type: 'string', short: 'o', default: 'yaml' },
+        output: { type: 'string', short: 'o', default: defaultFormatOf('dump') },
         timeout: { type: 'string', default: '30s' },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -235,9 +232,7 @@ function parseDump(args: readonly string[]): Command {
   );
   if (values.help) return { kind: 'help', text: DUMP_HELP };
   if (positionals.length > 0) throw new UsageError(`dump takes no arguments, got ${JSON.stringify(positionals[0])}`);
-  const output = values.output;
-  if (output !== 'yaml' && output !== 'json')
-    throw new UsageError(`invalid output format ${JSON.stringify(output)} (want one of: yaml, json)`);
+  const output = parseOutput('dump', values.output);
   return {
     kind: 'dump',
     options: Object.freeze({
@@ -264,7 +259,7 @@ Flags:
   --kubeconfig string    kubeconfig file (default: $KUBECONFIG, ~/.kube/config, then in-cluster)
   --context string       kubeconfig context to use (default: current context)
   -n, --namespace string dump only this namespace (default: all namespaces)
-  -o, --output string    yaml or json (default: yaml)
+  -o, --output string    ${formatsOf('dump').join(' or ')} (default: ${defaultFormatOf('dump')})
   --timeout duration     deadline of all the reads (default: 30s)
   -h, --help             this help
 

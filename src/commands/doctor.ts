@@ -10,7 +10,7 @@ import type { DoctorOptions } from '../cli/options.ts';
 import type { RunEnvironment, RunResult } from '../doctor/environment.ts';
 import { runPipeline, type OpenSource } from '../doctor/pipeline.ts';
 import { makeReport, type Report } from '../report/finding.ts';
-import { renderPieces } from '../report/render/index.ts';
+import { writerOf } from '../report/output-formats.ts';
 import { forTerminal } from '../report/terminal-text.ts';
 import { interruptionOf } from '../text/errors.ts';
 import type { RunIO } from './io.ts';
@@ -95,9 +95,7 @@ export async function runDoctorCommand(io: RunIO, options: DoctorOptions): Promi
   const { incomplete } = report.summary;
   if (incomplete !== undefined) await io.err(`warning: the report is incomplete: ${forTerminal(incomplete).toString()}\n`);
   const color = options.output === 'human' && wantsColor(io, options.noColor);
-  await writePieces(
-    io.out,
-    renderPieces(report, options.output, { color, outputThreshold: options.outputThreshold, showOk: options.showOk }),
-  );
+  const write = await writerOf('doctor', options.output);
+  await writePieces(io.out, write(report, { color, outputThreshold: options.outputThreshold, showOk: options.showOk }));
   return report;
 }

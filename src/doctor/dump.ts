@@ -9,7 +9,6 @@
  * @module
  */
 
-import { stringify } from 'yaml';
 import { planRun } from '../checks/registry.ts';
 import type { DumpOptions } from '../cli/options.ts';
 import { obj, str } from '../cluster/encoding/wire.ts';
@@ -26,6 +25,7 @@ import { loadKubeConfig } from '../cluster/transport/kubeconfig.ts';
 import { dumpHeadline } from '../files/manifest-documents.ts';
 import { interruptionOf } from '../text/errors.ts';
 import { VERSION } from '../version.ts';
+import { writerOf } from '../report/output-formats.ts';
 import type { RunEnvironment } from './environment.ts';
 import { overallSignal } from './deadline.ts';
 
@@ -163,35 +163,11 @@ function secrets(recorder: Recorder, declaration: KindDeclaration): Record<strin
   return out.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
 }
 
-/** JSON with the exact big integers of the API kept exact. */
-function exactJson(value: unknown): string {
-  // JSON.rawJSON (Node 21 and later) writes the digits as they are; the TypeScript library lacks it yet.
-  const { rawJSON } = JSON as unknown as { rawJSON: (text: string) => unknown };
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? rawJSON(v.toString()) : v), 2);
-}
-
-/** The stream: a comment, then per Kind an empty typed list and its objects (YAML), or one `List` of typed lists (JSON). */
-function render(
-  output: DumpOptions['output'],
-  headline: string,
-  lists: readonly Record<string, unknown>[],
-  failures: readonly string[],
-): string {
-  const notes = [
-    "Only the objects inferencecache doctor's checks read; Secrets carry their type and registries, no credential.",
-    'Judge it with: inferencecache doctor -f <this file>',
-    ...failures.map((f) => `Not written, the read failed: ${f}`),
-  ];
-  if (output === 'json') {
-    return `${exactJson({ $comment: [headline, ...notes].join(' | '), apiVersion: 'v1', kind: 'List', metadata: {}, items: lists })}\n`;
-  }
-  const comment = [headline, ...notes].map((line) => `# ${line.replace(/[\r\n]+/g, ' ')}\n`).join('');
-  // In YAML each Kind is an empty typed list (the Kind was read) followed by its objects one document
-  // each, so that a reader parses one object at a time (see MAX_YAML_DOCUMENT_CHARS).
-  const doc = (value: unknown) => `---\n${stringify(value, { lineWidth: 0 })}`;
-  const documents = lists.flatMap(({ items, ...list }) => [doc({ ...list, items: [] }), ...(items as unknown[]).map(doc)]);
-  return `${comment}${documents.join('')}`;
-}
+/** What the dump's comment says, before any failed read. */
+const NOTES = [
+  "Only the objects inferencecache doctor's checks read; Secrets carry their type and registries, no credential.",
+  'Judge it with: inferencecache doctor -f <this file>',
+];
 
 /** Takes a dump of the cluster the kubeconfig names. */
 export async function takeDump(options: DumpOptions, environment: RunEnvironment): Promise<DumpResult> {
@@ -206,5 +182,7 @@ export async function takeDump(options: DumpOptions, environment: RunEnvironment
   if (interrupted !== undefined) return { text: '', failures: [], interrupted };
   const { lists, failures } = documents(recorder, state, withSources(plan.reads), options.namespace);
   const headline = dumpHeadline(takenAt, VERSION, kc.getCurrentContext(), options.namespace);
-  return { text: render(options.output, headline, lists, failures), failures };
+  const notes = [...NOTES, ...failures.map((f) => `Not written, the read failed: ${f}`)];
+  const write = await writerOf('dump', options.output);
+  return { text: write({ headline, notes, lists }), failures };
 }

@@ -24,6 +24,9 @@ import {
   type ClientUnaryCall,
   type ServiceError,
 } from '@grpc/grpc-js';
+import { decodeMessage } from '../protobuf/decode.ts';
+import { message } from '../protobuf/schema.ts';
+import { writeMessage } from '../protobuf/writer.ts';
 import { startBudget, timeoutMessage } from './deadline.ts';
 import { describeError, oneLine } from '../text/errors.ts';
 import { splitHostPort, joinHostPort } from '../go/hostport.ts';
@@ -87,85 +90,32 @@ export function rpcErrorText(code: number, details: string): string {
   return oneLine(`rpc error: code = ${grpcCodeName(code)} desc = ${tidyDetails(details)}`);
 }
 
-// ---- protobuf, just enough for the two health messages -------------------------------------------
+// ---- the two health messages -------------------------------------------------------------------
 
-function encodeVarint(value: number, out: number[]): void {
-  let v = value;
-  while (v >= 0x80) {
-    out.push((v & 0x7f) | 0x80);
-    v = Math.floor(v / 128);
-  }
-  out.push(v);
-}
+/** `grpc.health.v1.HealthCheckRequest`: the service asked about ("" for the server as a whole). */
+export const HEALTH_CHECK_REQUEST = message('grpc.health.v1.HealthCheckRequest', { service: { number: 1, type: 'string' } });
 
-/** Reads a varint at `pos`; returns the value (low 53 bits are exact) and the next position. */
-function decodeVarint(buf: Uint8Array, pos: number): { value: number; next: number } {
-  let value = 0;
-  let factor = 1;
-  for (let i = pos; i < buf.length && i < pos + 10; i++) {
-    const byte = buf[i] ?? 0;
-    value += (byte & 0x7f) * factor;
-    factor *= 128;
-    if ((byte & 0x80) === 0) return { value, next: i + 1 };
-  }
-  throw new Error('truncated or overlong varint');
-}
+/** `grpc.health.v1.HealthCheckResponse`: the serving status, an enum. */
+export const HEALTH_CHECK_RESPONSE = message('grpc.health.v1.HealthCheckResponse', { status: { number: 1, type: 'enum' } });
 
 /** `HealthCheckRequest { service }`; an empty service encodes to zero bytes (proto3 default). */
 export function encodeHealthCheckRequest(service: string): Buffer {
-  if (service === '') return Buffer.alloc(0);
-  const bytes = Buffer.from(service, 'utf8');
-  const head: number[] = [0x0a]; // field 1, wire type 2
-  encodeVarint(bytes.length, head);
-  return Buffer.concat([Buffer.from(head), bytes]);
+  return service === '' ? Buffer.alloc(0) : writeMessage([[HEALTH_CHECK_REQUEST.fields.service.number, service]]);
 }
 
 /** `HealthCheckResponse { status }`, for test servers. */
 export function encodeHealthCheckResponse(statusValue: number): Buffer {
-  if (statusValue === 0) return Buffer.alloc(0);
-  const out: number[] = [0x08]; // field 1, wire type 0
-  encodeVarint(statusValue, out);
-  return Buffer.from(out);
+  return statusValue === 0 ? Buffer.alloc(0) : writeMessage([[HEALTH_CHECK_RESPONSE.fields.status.number, statusValue]]);
 }
 
 /**
- * The `status` field of a `HealthCheckResponse` (0 when absent). Unknown fields are skipped; the
- * last occurrence of field 1 wins, as in protobuf. Throws on malformed input.
+ * The `status` field of a `HealthCheckResponse` (0 when absent), read by the one protobuf reader of
+ * the doctor: unknown fields are skipped, the last occurrence of the field wins, an enum is the low 32
+ * bits of its varint, signed. Throws on malformed input.
  */
 export function decodeHealthCheckResponse(buf: Uint8Array): number {
-  let status = 0;
-  let pos = 0;
-  while (pos < buf.length) {
-    const key = decodeVarint(buf, pos);
-    pos = key.next;
-    const field = Math.floor(key.value / 8);
-    const wireType = key.value % 8;
-    if (field === 0) throw new Error('invalid field number 0');
-    switch (wireType) {
-      case 0: {
-        const v = decodeVarint(buf, pos);
-        pos = v.next;
-        if (field === 1) status = v.value;
-        break;
-      }
-      case 1:
-        pos += 8;
-        break;
-      case 2: {
-        const len = decodeVarint(buf, pos);
-        pos = len.next + len.value;
-        break;
-      }
-      case 5:
-        pos += 4;
-        break;
-      default:
-        throw new Error(`unsupported wire type ${wireType}`);
-    }
-    if (pos > buf.length) throw new Error('truncated message');
-  }
-  // An enum is an int32 on the wire: the low 32 bits, signed.
-  return status | 0;
+  const { status } = decodeMessage(HEALTH_CHECK_RESPONSE, buf);
+  return typeof status === 'number' ? status : 0;
 }
 
 /**

@@ -36,18 +36,11 @@ const FIXED32 = 5;
 const TWO_32 = 2 ** 32;
 
 /**
- * A Buffer's own UTF-8 decoder, which `toString('utf8', …)` calls after checking its arguments: called
- * directly, since a list decodes a string for every name and label, and {@link ProtoReader.span} has
- * checked the bounds already.
- */
-type Decoding = Buffer & { utf8Slice(start: number, end: number): string };
-
-/**
  * One message's bytes, `bytes[start, end)`, read front to back. `next` reads a field's key; then the
  * caller reads its value with the method of its type, or `skip`s it.
  */
 export class ProtoReader {
-  readonly bytes: Decoding;
+  readonly bytes: Buffer;
   end: number;
   pos: number;
   /** The wire type of the field whose key `next` read last. */
@@ -57,7 +50,7 @@ export class ProtoReader {
   private high = 0;
 
   constructor(bytes: Uint8Array, start = 0, end = bytes.length) {
-    this.bytes = (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) as Decoding;
+    this.bytes = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.pos = start;
     this.end = end;
   }
@@ -140,7 +133,7 @@ export class ProtoReader {
    */
   string(): string {
     const { start, end } = this.span();
-    return this.bytes.utf8Slice(start, end);
+    return this.bytes.toString(undefined, start, end);
   }
 
   /**
@@ -152,6 +145,16 @@ export class ProtoReader {
     this.readBits();
     if (this.high >>> 31 === 0) return (this.high >>> 0) * TWO_32 + (this.low >>> 0);
     return -((~this.high >>> 0) * TWO_32 + (~this.low >>> 0) + 1);
+  }
+
+  /**
+   * A varint field read as an int32 or an enum: its low 32 bits, signed, as Go's decoding truncates
+   * it.
+   */
+  int32(): number {
+    if (this.wireType !== VARINT) throw new ProtobufError(`wire type ${this.wireType} where a varint belongs`);
+    this.readBits();
+    return this.low | 0;
   }
 
   /**

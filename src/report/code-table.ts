@@ -1,6 +1,5 @@
 import { goJson } from '../go/json.ts';
 import { goFields } from '../go/strings.ts';
-import type { OutputFormat } from './output-format.ts';
 import type { Status } from './status.ts';
 
 /**
@@ -20,11 +19,13 @@ export interface CodeRow {
   readonly anchor: string;
 }
 
-/** The code table as `inferencecache codes` prints it: aligned text, or JSON for tools. */
-export function renderCodeTable(rows: readonly CodeRow[], format: OutputFormat): string {
-  if (format === 'json') {
-    return `${goJson(rows.map((r) => ({ code: r.code, status: r.status, checks: [...r.checks], meaning: r.meaning, hint: r.hint, docs: `docs/codes.md${r.anchor}` })))}\n`;
-  }
+/** The code table as `inferencecache codes -o json` prints it, for tools. */
+export function codeTableJson(rows: readonly CodeRow[]): string {
+  return `${goJson(rows.map((r) => ({ code: r.code, status: r.status, checks: [...r.checks], meaning: r.meaning, hint: r.hint, docs: `docs/codes.md${r.anchor}` })))}\n`;
+}
+
+/** The code table as `inferencecache codes` prints it for a person (`-o human` and `-o table`): aligned columns. */
+export function codeTableText(rows: readonly CodeRow[]): string {
   const table = [
     { code: 'CODE', status: 'STATUS', checks: 'CHECK', meaning: 'MEANING' },
     ...rows.map((r) => ({ ...r, checks: r.checks.join(',') })),

@@ -44,6 +44,8 @@ export const DEFAULT_FAIL_ON: Status = 'WARN';
  * renderers print them under every finding that is not OK. From the code table (`checks/codes.ts`).
  */
 export interface CodeGuide {
+  /** What a finding of the code means, in one line: for a rule catalogue or a legend, beside the hint. */
+  readonly meaning: string;
   readonly hint: string;
   /** The code's section of docs/codes.md, under `--docs-base` when given. */
   readonly docs: string;

@@ -1,5 +1,5 @@
 // The release workflow's steps that can run here, against the development registry (TLS from its own
-// CA, htpasswd): README's "Publishing" block, run as it stands there. A manifest list of linux/amd64 and
+// CA, htpasswd): the block of docs/image.md, "Publishing by hand", run as it stands there. A manifest list of linux/amd64 and
 // linux/arm64 built with buildah (the arm64 runtime stage only copies), signed by digest with a cosign
 // key pair and verified, and the chart pushed with that digest in its values.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -31,11 +31,11 @@ if (missing.length > 0 && HELM_MUST_RUN)
   throw new Error(`publishing must run under CI: missing ${missing.join(', ')} (.ci/run builds and installs them)`);
 const skipReason = missing.length > 0 ? ` (skipped: missing ${missing.join(', ')}; run hack/build-tools.sh)` : '';
 
-/** README's block between the publish markers, without its fence. */
+/** The block of docs/image.md between the publish markers, without its fence. */
 function publishBlock(): string {
-  const readme = readFileSync(join(PROJECT_ROOT, 'README.md'), 'utf8');
-  const block = /<!-- publish:begin -->\n```sh\n([\s\S]*?)```\n<!-- publish:end -->/.exec(readme)?.[1];
-  if (block === undefined) throw new Error('README.md has no publish block between its markers');
+  const page = readFileSync(join(PROJECT_ROOT, 'docs/image.md'), 'utf8');
+  const block = /<!-- publish:begin -->\n```sh\n([\s\S]*?)```\n<!-- publish:end -->/.exec(page)?.[1];
+  if (block === undefined) throw new Error('docs/image.md has no publish block between its markers');
   return block;
 }
 
@@ -69,7 +69,7 @@ function registryJson(registry: NodeRegistry, path: string, accept: string): Pro
 
 const INDEX = 'application/vnd.oci.image.index.v1+json, application/vnd.docker.distribution.manifest.list.v2+json';
 
-describe.skipIf(missing.length > 0)(`publishing: README's block against a registry of our own${skipReason}`, () => {
+describe.skipIf(missing.length > 0)(`publishing: the block of docs/image.md against a registry of our own${skipReason}`, () => {
   const work = mkdtempSync(join(tmpdir(), 'icd-publish-'));
   let registry: NodeRegistry;
   let run: { code: number | null; stdout: string; stderr: string };

@@ -178,7 +178,7 @@ describe('the layers of src/', () => {
   it('the rule catches an upward import, a peer import, a type-only one and one between the rooms of cluster/', () => {
     const at = (path: string) => join(SRC, path);
     const planted = new Map([
-      [at('go/x.ts'), "import { render } from '../report/render/index.ts';"],
+      [at('go/x.ts'), "import { render } from '../report/render/human.ts';"],
       [at('probes/y.ts'), "import type { ClusterState } from '../cluster/state/state.ts';"],
       [at('checks/z.ts'), "export { parse } from '../cli/parse.ts';\nconst m = await import('../doctor/pipeline.ts');"],
       [at('checks/ok.ts'), "import { goQuote } from '../go/quote.ts';\nimport type { Pod } from '../cluster/kinds/pod.ts';"],
@@ -190,7 +190,7 @@ describe('the layers of src/', () => {
       'checks/z.ts → ../doctor/pipeline.ts (checks may not import doctor)',
       'cluster/kinds/w.ts → ../state/state.ts (cluster/kinds may not import cluster/state)',
       'cluster/state/v.ts → ../transport/kube-api.ts (cluster/state may not import cluster/transport)',
-      'go/x.ts → ../report/render/index.ts (go may not import report)',
+      'go/x.ts → ../report/render/human.ts (go may not import report)',
       'probes/y.ts → ../cluster/state/state.ts (probes may not import cluster)',
     ]);
   });

@@ -18,7 +18,8 @@ import {
   type ServerUnaryCall,
   type ServiceDefinition,
 } from '@grpc/grpc-js';
-import { HEALTH_CHECK_PATH, encodeHealthCheckResponse } from '../../../src/probes/grpc-health.ts';
+import { decodeMessage } from '../../../src/protobuf/decode.ts';
+import { HEALTH_CHECK_PATH, HEALTH_CHECK_REQUEST, encodeHealthCheckResponse } from '../../../src/probes/grpc-health.ts';
 
 /**
  * What Health/Check answers for service "": one of the four serving statuses, `unimplemented` (the
@@ -31,41 +32,12 @@ export const HEALTH_MODES: readonly HealthMode[] = ['SERVING', 'NOT_SERVING', 'U
 const STATUS_VALUE: Readonly<Record<string, number>> = { UNKNOWN: 0, SERVING: 1, NOT_SERVING: 2, SERVICE_UNKNOWN: 3 };
 
 /**
- * The `service` field of a `HealthCheckRequest { string service = 1; }`; other fields are skipped.
- * Throws on malformed input.
+ * The `service` field of a `HealthCheckRequest { string service = 1; }`, read by the doctor's own
+ * protobuf reader; other fields are skipped. Throws on malformed input.
  */
 export function decodeHealthCheckRequest(buf: Uint8Array): string {
-  let service = '';
-  let pos = 0;
-  const varint = (): number => {
-    let value = 0;
-    let factor = 1;
-    for (let n = 0; n < 10; n++) {
-      if (pos >= buf.length) break;
-      const byte = buf[pos++] ?? 0;
-      value += (byte & 0x7f) * factor;
-      factor *= 128;
-      if ((byte & 0x80) === 0) return value;
-    }
-    throw new Error('bad varint');
-  };
-  while (pos < buf.length) {
-    const key = varint();
-    const field = Math.floor(key / 8);
-    const wire = key % 8;
-    if (field === 0) throw new Error('field number 0');
-    if (wire === 0) varint();
-    else if (wire === 1) pos += 8;
-    else if (wire === 5) pos += 4;
-    else if (wire === 2) {
-      const len = varint();
-      if (pos + len > buf.length) throw new Error('truncated field');
-      if (field === 1) service = Buffer.from(buf.subarray(pos, pos + len)).toString('utf8');
-      pos += len;
-    } else throw new Error(`wire type ${wire}`);
-    if (pos > buf.length) throw new Error('truncated message');
-  }
-  return service;
+  const { service } = decodeMessage(HEALTH_CHECK_REQUEST, buf);
+  return typeof service === 'string' ? service : '';
 }
 
 const identity = (b: Buffer): Buffer => b;

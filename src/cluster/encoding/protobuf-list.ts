@@ -14,8 +14,10 @@
  */
 
 import type { ListEnd, ListHandlers } from './list-stream.ts';
-import { ENVELOPE_MAGIC, decodeListMeta, decodeTypeMetaKind, hasMagic, type Decoded } from './protobuf-meta.ts';
+import type { Decoded } from '../../protobuf/decode.ts';
 import { LENGTH_DELIMITED, ProtoReader, ProtobufCut, ProtobufError } from '../../protobuf/reader.ts';
+import type { FieldSpec, MessageType } from '../../protobuf/schema.ts';
+import { ENVELOPE_MAGIC, UNKNOWN, hasMagic, kindOf, listMetaOf } from './apimachinery.ts';
 
 /**
  * The largest item read: etcd stores no object over 1.5 MiB, and an object grows little from its
@@ -26,16 +28,34 @@ export const MAX_ITEM_BYTES = 16 * 1024 * 1024;
 /** Decodes one item's bytes, `bytes[start, end)`, to the JSON shape its projection reads. */
 export type ItemDecoder = (bytes: Uint8Array, start: number, end: number) => Decoded;
 
+/** A list Kind's message as declared (`PodList`): its metadata and its items. */
+export type ListMessage = MessageType<{
+  readonly metadata: FieldSpec;
+  readonly items: FieldSpec & { readonly type: MessageType };
+}>;
+
+/** The Kind a message declares, the last part of its name: `Pod` for `k8s.io.api.core.v1.Pod`. */
+export function kindNameOf(type: MessageType): string {
+  return type.name.slice(type.name.lastIndexOf('.') + 1);
+}
+
 /**
- * How a list may be read beside JSON: for a built-in Kind, in protobuf, the items decoded by `decode`
- * (see protobuf/list-reader.ts). The API server then answers in protobuf, or in JSON when it cannot
- * (an aggregated API, a proxy that rewrites); the answer's content type says which.
+ * How a list may be read beside JSON: for a built-in Kind, in protobuf, as `list` declares it, each
+ * item decoded by `decode`. The API server then answers in protobuf, or in JSON when it cannot (an
+ * aggregated API, a proxy that rewrites); the answer's content type says which.
  */
 export interface ProtobufList {
-  /** The Kind of the items: the answer's envelope must name its list (`Pod`, `PodList`). */
-  readonly kind: string;
+  /** The list's message: the answer's envelope must name it (`PodList`), and it says where items are. */
+  readonly list: ListMessage;
   readonly decode: ItemDecoder;
 }
+
+/** The envelope's fields the reader looks at, by number. */
+const ENVELOPE = {
+  typeMeta: UNKNOWN.fields.typeMeta.number,
+  raw: UNKNOWN.fields.raw.number,
+  contentEncoding: UNKNOWN.fields.contentEncoding.number,
+} as const;
 
 /** An item of the list whose bytes are not the Kind they should be: the answer is no list of it. */
 export class ElementNotProtobuf extends Error {
@@ -93,6 +113,10 @@ export class ProtobufListReader {
   readonly #decode: ItemDecoder;
   /** The Kind of the items, and the envelope's Kind for a list of them (`Pod`, `PodList`). */
   readonly #kind: string;
+  readonly #listKind: string;
+  /** The list's fields by number: its metadata and its items. */
+  readonly #metadataField: number;
+  readonly #itemsField: number;
   /** The chunks not read through yet: the first from `#pos`. */
   #chunks: Buffer[] = [];
   /**
@@ -117,8 +141,12 @@ export class ProtobufListReader {
   /** Why the answer is no list, once that is known; what arrives after it is not read. */
   #broken: string | undefined;
 
-  constructor(kind: string, decode: ItemDecoder, handlers: ListHandlers) {
-    this.#kind = kind;
+  constructor(protobuf: ProtobufList, handlers: ListHandlers) {
+    const { list, decode } = protobuf;
+    this.#kind = kindNameOf(list.fields.items.type);
+    this.#listKind = kindNameOf(list);
+    this.#metadataField = list.fields.metadata.number;
+    this.#itemsField = list.fields.items.number;
     this.#decode = decode;
     this.#handlers = handlers;
   }
@@ -211,10 +239,10 @@ export class ProtobufListReader {
       if (available === 0) return this.#wait(1);
       const header = this.#header();
       if (header === undefined) return this.#wait(available + 1);
-      if (this.#phase === 'envelope' && header.field === 2) {
+      if (this.#phase === 'envelope' && header.field === ENVELOPE.raw) {
         if (header.wireType !== LENGTH_DELIMITED) throw new ProtobufError('the envelope holds its object in the wrong wire type');
-        if (this.#envelopeKind !== `${this.#kind}List`)
-          throw new ProtobufError(`it holds a ${this.#envelopeKind ?? 'value of no Kind'}, not a ${this.#kind}List`);
+        if (this.#envelopeKind !== this.#listKind)
+          throw new ProtobufError(`it holds a ${this.#envelopeKind ?? 'value of no Kind'}, not a ${this.#listKind}`);
         this.#advance(header.size);
         this.#listEnd = this.#offset + header.length;
         this.#listSeen = true;
@@ -245,18 +273,19 @@ export class ProtobufListReader {
   /** A field of the envelope other than the list: the Kind, or an encoding, which an API server never sets. */
   #envelopeField(header: Header, bytes: Uint8Array, start: number, end: number): void {
     if (header.wireType !== LENGTH_DELIMITED) return;
-    if (header.field === 2) throw new ProtobufError('it holds its list twice');
-    if (header.field === 1 && this.#phase === 'envelope') this.#envelopeKind = decodeTypeMetaKind(new ProtoReader(bytes, start, end));
-    else if (header.field === 3 && end > start) throw new ProtobufError('its list is in an encoding the doctor does not read');
+    if (header.field === ENVELOPE.raw) throw new ProtobufError('it holds its list twice');
+    if (header.field === ENVELOPE.typeMeta && this.#phase === 'envelope') this.#envelopeKind = kindOf(bytes, start, end);
+    else if (header.field === ENVELOPE.contentEncoding && end > start)
+      throw new ProtobufError('its list is in an encoding the doctor does not read');
   }
 
   /** A field of the list: its metadata, or an item. */
   #listField(header: Header, bytes: Uint8Array, start: number, end: number): void {
     if (header.wireType !== LENGTH_DELIMITED) return;
-    if (header.field === 1) {
-      this.#metadata = decodeListMeta(new ProtoReader(bytes, start, end));
+    if (header.field === this.#metadataField) {
+      this.#metadata = listMetaOf(bytes, start, end);
       this.#handlers.onMetadata?.(this.#metadata);
-    } else if (header.field === 2) {
+    } else if (header.field === this.#itemsField) {
       const index = this.#items++;
       let item: Decoded;
       try {

@@ -1,7 +1,11 @@
 /**
  * Tolerant readers of wire-shaped JSON for the projections: a field of the wrong type reads as
  * absent, because a diagnostic must not crash on the very breakage it is meant to report.
+ *
+ * @module
  */
+
+import type { FieldSpec, Fields, MessageType, Scalar, Value, Wire } from '../../protobuf/schema.ts';
 
 /**
  * A count from the cluster (an int64 in the API), exact: a bigint when it is an integer beyond 2^53,
@@ -72,4 +76,70 @@ export function isEmpty(o: Readonly<Record<string, unknown>>): boolean {
 export function objectRef(raw: unknown): { namespace: string; name: string; uid: string } {
   const meta = obj(obj(raw)?.['metadata']);
   return { namespace: str(meta?.['namespace']), name: str(meta?.['name']), uid: str(meta?.['uid']) };
+}
+
+/**
+ * Typed readers of a message's JSON form, for the Kinds read in protobuf too (`protobuf/schema.ts`): a
+ * projection names only the fields the declaration declares (`Wire<M>`), and reads each through the
+ * reader of its declared type, which tolerates any shape as the readers above do. What the decoder of
+ * the declaration leaves out, a projection cannot read, in either encoding.
+ */
+
+/** A declared field holding one message. */
+type MessageField<M extends MessageType> = FieldSpec & { readonly type: M; readonly repeated?: undefined };
+/** A declared repeated message field. */
+type RepeatedField<M extends MessageType> = FieldSpec & { readonly type: M; readonly repeated: true };
+/** A declared field of a scalar type. */
+type ScalarField<T extends Scalar> = FieldSpec & { readonly type: T; readonly repeated?: undefined };
+
+/** An object's JSON form as its declaration `type` reads it, or undefined when it is not an object. */
+export function wireOf<M extends MessageType>(_type: M, raw: unknown): Wire<M> | undefined {
+  return obj(raw) as Wire<M> | undefined;
+}
+
+/** A message field: its JSON form, or undefined when absent or not an object. */
+export function messageAt<M extends MessageType>(value: Value<MessageField<M>> | undefined): Wire<M> | undefined {
+  return obj(value) as Wire<M> | undefined;
+}
+
+/** A repeated message field: each element's JSON form, undefined for one that is not an object; absent reads as none. */
+export function messagesAt<M extends MessageType>(value: Value<RepeatedField<M>> | undefined): readonly (Wire<M> | undefined)[] {
+  return arr(value).map((element) => obj(element) as Wire<M> | undefined);
+}
+
+/** A string field; anything else reads as the empty string. */
+export function stringAt(value: Value<ScalarField<'string'>> | undefined): string {
+  return str(value);
+}
+
+/** A string field that is set and not empty, or undefined. */
+export function optStringAt(value: Value<ScalarField<'string'>> | undefined): string | undefined {
+  return optStr(value);
+}
+
+/** An integer field: a number, or undefined when it is anything else. */
+export function numberAt(value: Value<ScalarField<'int32' | 'int64'>> | undefined): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** A `map<string, string>` field's entries, only those whose key `keep` accepts. */
+export function stringMapAt(
+  value: Value<FieldSpec & { readonly type: { readonly mapOf: 'string' } }> | undefined,
+  keep?: (key: string) => boolean,
+): Record<string, string> {
+  return stringMap(value, keep);
+}
+
+/** A `map<string, Quantity>` field (a `ResourceList`), quantities as written (see {@link resourceList}). */
+export function quantitiesAt(
+  value: Value<FieldSpec & { readonly type: { readonly mapOf: MessageType } }> | undefined,
+): Record<string, string> {
+  return resourceList(value);
+}
+
+/** A time field (`Time`, `MicroTime`) as its RFC 3339 text, or undefined when unset. */
+export function timeAt(
+  value: Value<MessageField<MessageType<Fields, { readonly kind: 'time' | 'micro-time' }>>> | undefined,
+): string | undefined {
+  return optStr(value);
 }

@@ -1,21 +1,52 @@
 /**
- * The core/v1 Events of a protobuf list, decoded to the JSON shape `projectEvent` reads: its creation,
- * the object it is about, reason, message and times. The rest is stepped over by its length, never
- * read. Field numbers are those of `k8s.io/api/core/v1` (docs/protobuf.md).
+ * The core/v1 Event as the doctor reads it in protobuf, declared field by field (`protobuf/schema.ts`):
+ * its creation, the object it is about, reason, message and times. Everything else is stepped over by
+ * its length, never read. Numbers are those of `k8s.io/api/core/v1`.
  *
  * @module
  */
 
-import { decodeObjectMeta, setTime, stringField, stringsOf, type Decoded, type MetaFields } from '../encoding/protobuf-meta.ts';
-import { ProtoReader, inner } from '../../protobuf/reader.ts';
+import { compile, type Decoded } from '../../protobuf/decode.ts';
+import { ProtoReader } from '../../protobuf/reader.ts';
+import { message, pick, pickPaths } from '../../protobuf/schema.ts';
+import { LIST_META, MICRO_TIME, OBJECT_META, TIME } from '../encoding/apimachinery.ts';
 
-/** What `projectEvent` reads of an Event's metadata: its creation, the last of the times it falls back on. */
-const EVENT_META: MetaFields = { identity: false, creation: true, labels: false, annotations: () => false };
+const CORE = 'k8s.io.api.core.v1';
 
-const decodeEventMeta = (r: ProtoReader) => decodeObjectMeta(r, EVENT_META);
-const decodeObjectReference = stringsOf({ 1: 'kind', 2: 'namespace', 3: 'name', 4: 'uid' });
-/** An ObjectReference's Kind. */
-const kindOf = (r: ProtoReader): string => stringField(r, 1);
+export const OBJECT_REFERENCE = message(`${CORE}.ObjectReference`, {
+  kind: { number: 1, type: 'string' },
+  namespace: { number: 2, type: 'string' },
+  name: { number: 3, type: 'string' },
+  uid: { number: 4, type: 'string' },
+});
+
+export const EVENT_SERIES = message(`${CORE}.EventSeries`, { lastObservedTime: { number: 2, type: MICRO_TIME } });
+
+/** The Event, every field the doctor reads of it; of its metadata only the creation, the last of its times. */
+export const EVENT = message(`${CORE}.Event`, {
+  metadata: { number: 1, type: pick(OBJECT_META, ['creationTimestamp']) },
+  involvedObject: { number: 2, type: OBJECT_REFERENCE },
+  reason: { number: 3, type: 'string' },
+  message: { number: 4, type: 'string' },
+  lastTimestamp: { number: 7, type: TIME },
+  eventTime: { number: 10, type: MICRO_TIME },
+  series: { number: 11, type: EVENT_SERIES },
+});
+
+/** A list of Events, as the API server answers one page. */
+export const EVENT_LIST = message(`${CORE}.EventList`, {
+  metadata: { number: 1, type: LIST_META },
+  items: { number: 2, type: EVENT, repeated: true },
+});
+
+const decodeFull = compile(EVENT);
+/** What tells whether a run keeps an Event: its reason and the Kind of the object it is about. */
+const decodeFilter = compile(pickPaths(EVENT, ['reason', 'involvedObject.kind']));
+
+/** A core/v1 Event's bytes as the JSON form `projectEvent` reads. */
+export function decodeEvent(bytes: Uint8Array, start: number, end: number): Decoded {
+  return decodeFull(new ProtoReader(bytes, start, end));
+}
 
 /**
  * The Event decoder of a run whose views keep only the Events `wanted` accepts (by reason and the Kind
@@ -26,40 +57,9 @@ export function eventDecoder(
   wanted: (reason: string, involvedKind: string) => boolean,
 ): (bytes: Uint8Array, start: number, end: number) => Decoded {
   return (bytes, start, end) => {
-    const r = new ProtoReader(bytes, start, end);
-    let reason = '';
-    let kind = '';
-    for (let field = r.next(); field !== 0; field = r.next()) {
-      if (field === 3) reason = r.string();
-      else if (field === 2) kind = inner(r, kindOf);
-      else r.skip();
-    }
-    return wanted(reason, kind) ? decodeEvent(bytes, start, end) : { reason, involvedObject: { kind } };
+    const first = decodeFilter(new ProtoReader(bytes, start, end));
+    const reason = first['reason'];
+    const kind = (first['involvedObject'] as Decoded | undefined)?.['kind'];
+    return wanted(typeof reason === 'string' ? reason : '', typeof kind === 'string' ? kind : '') ? decodeEvent(bytes, start, end) : first;
   };
-}
-
-/** A core/v1 Event's bytes as the JSON shape `projectEvent` reads. */
-export function decodeEvent(bytes: Uint8Array, start: number, end: number): Decoded {
-  const r = new ProtoReader(bytes, start, end);
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) out['metadata'] = inner(r, decodeEventMeta);
-    else if (field === 2) out['involvedObject'] = inner(r, decodeObjectReference);
-    else if (field === 3) out['reason'] = r.string();
-    else if (field === 4) out['message'] = r.string();
-    else if (field === 7) setTime(out, 'lastTimestamp', r, false);
-    else if (field === 10) setTime(out, 'eventTime', r, true);
-    else if (field === 11) out['series'] = inner(r, decodeSeries);
-    else r.skip();
-  }
-  return out;
-}
-
-function decodeSeries(r: ProtoReader): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 2) setTime(out, 'lastObservedTime', r, true);
-    else r.skip();
-  }
-  return out;
 }

@@ -6,10 +6,10 @@
  * @module
  */
 
-import { obj, optStr, str } from '../encoding/wire.ts';
+import { messageAt, stringAt, timeAt, wireOf } from '../encoding/wire.ts';
 import { Interner } from '../../text/interner.ts';
 import { CORE } from './access.ts';
-import { decodeEvent } from './event-protobuf.ts';
+import { EVENT, EVENT_LIST, decodeEvent } from './event-protobuf.ts';
 import { defineKind } from './kind.ts';
 
 /**
@@ -34,27 +34,25 @@ export function projectEvent(
   wanted: (reason: string, involvedKind: string) => boolean = () => true,
   interner = new Interner(0),
 ): EventRecord | undefined {
-  const o = obj(raw);
-  const involved = obj(o?.['involvedObject']);
-  const reason = str(o?.['reason']);
-  if (!wanted(reason, str(involved?.['kind']))) return undefined;
-  const series = obj(o?.['series']);
-  const meta = obj(o?.['metadata']);
+  const event = wireOf(EVENT, raw);
+  const involved = messageAt(event?.involvedObject);
+  const reason = stringAt(event?.reason);
+  if (!wanted(reason, stringAt(involved?.kind))) return undefined;
   const time =
-    optStr(series?.['lastObservedTime']) ??
-    optStr(o?.['lastTimestamp']) ??
-    optStr(o?.['eventTime']) ??
-    optStr(meta?.['creationTimestamp']) ??
+    timeAt(messageAt(event?.series)?.lastObservedTime) ??
+    timeAt(event?.lastTimestamp) ??
+    timeAt(event?.eventTime) ??
+    timeAt(messageAt(event?.metadata)?.creationTimestamp) ??
     '';
   return {
     reason: interner.string(reason),
-    message: interner.string(str(o?.['message'])),
+    message: interner.string(stringAt(event?.message)),
     time: interner.string(time),
     involved: {
-      kind: interner.string(str(involved?.['kind'])),
-      namespace: interner.string(str(involved?.['namespace'])),
-      name: str(involved?.['name']),
-      uid: str(involved?.['uid']),
+      kind: interner.string(stringAt(involved?.kind)),
+      namespace: interner.string(stringAt(involved?.namespace)),
+      name: stringAt(involved?.name),
+      uid: stringAt(involved?.uid),
     },
   };
 }
@@ -66,6 +64,6 @@ export const EVENT_KIND = defineKind({
   reads: 'views',
   project: (raw: unknown) => projectEvent(raw),
   metadataFollowedBy: 'involvedObject',
-  protobuf: { kind: 'Event', decode: decodeEvent },
+  protobuf: { list: EVENT_LIST, decode: decodeEvent },
   dump: { write: 'whole' },
 });

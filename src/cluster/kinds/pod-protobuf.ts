@@ -1,159 +1,123 @@
 /**
- * The core/v1 Pods of a protobuf list, decoded to the JSON shape `projectPod` reads, holding only
- * what it reads. Of a Pod: identity, labels and the install's
- * annotations (the values of the others, a `last-applied-configuration` among them, are not read); the
- * containers' ports and restart policies; node, service account and pull secrets; phase, conditions
- * and the containers' waiting states; and what it asks of a node (resources, overhead, pod-level
- * resources) only while it waits for one. The rest (volumes, tolerations, managedFields, probes, env)
- * is stepped over by its length, never read. Field numbers are those of `k8s.io/api/core/v1` (docs/protobuf.md).
+ * The core/v1 Pod as the doctor reads it in protobuf, declared field by field (`protobuf/schema.ts`):
+ * identity, labels and the install's annotations (the values of the others, a
+ * `last-applied-configuration` among them, are stepped over); the containers' ports and restart
+ * policies; node, service account and pull secrets; phase, conditions and the containers' waiting
+ * states; and what it asks of a node (resources, overhead, pod-level resources), labelled `waiting`:
+ * decoded only of a pod that waits for one. Everything else (volumes, tolerations, managedFields,
+ * probes, env) is stepped over by its length, never read. Numbers are those of `k8s.io/api/core/v1`.
  *
  * @module
  */
 
+import { compile, type Decoded } from '../../protobuf/decode.ts';
+import { ProtoReader } from '../../protobuf/reader.ts';
+import { mapOf, message, pick, without } from '../../protobuf/schema.ts';
+import { LIST_META, OBJECT_META, QUANTITY } from '../encoding/apimachinery.ts';
 import { INSTALL_ANNOTATION_PREFIX } from './install.ts';
 import { isWaitingForNode } from './pod-waiting.ts';
-import { decodeObjectMeta, mapEntry, quantityValue, stringsOf, type Decoded, type MetaFields } from '../encoding/protobuf-meta.ts';
-import { ProtoReader, inner } from '../../protobuf/reader.ts';
 
-/** What `projectPod` reads of a Pod's metadata: its labels, and the install's own annotations. */
-const POD_META: MetaFields = {
-  identity: true,
-  creation: false,
-  labels: true,
-  annotations: (key) => key.startsWith(INSTALL_ANNOTATION_PREFIX),
-};
+const CORE = 'k8s.io.api.core.v1';
 
-const decodePodMeta = (r: ProtoReader) => decodeObjectMeta(r, POD_META);
+/** The label of what a pod asks of a node: read only while it waits for one. */
+export const WAITING = 'waiting';
 
-/** The messages whose fields read are all strings, by field number (docs/protobuf.md). */
-const decodeName = stringsOf({ 1: 'name' });
-const decodeCondition = stringsOf({ 1: 'type', 2: 'status', 5: 'reason', 6: 'message' });
-const decodeWaiting = stringsOf({ 1: 'reason', 2: 'message' });
+export const CONTAINER_PORT = message(`${CORE}.ContainerPort`, {
+  name: { number: 1, type: 'string' },
+  containerPort: { number: 3, type: 'int32' },
+  protocol: { number: 4, type: 'string' },
+});
 
-function push(into: Decoded, key: string, value: unknown): void {
-  ((into[key] ??= []) as unknown[]).push(value);
-}
+export const RESOURCE_REQUIREMENTS = message(`${CORE}.ResourceRequirements`, {
+  limits: { number: 1, type: mapOf(QUANTITY) },
+  requests: { number: 2, type: mapOf(QUANTITY) },
+});
 
-function decodeResources(r: ProtoReader): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) mapEntry((out['limits'] ??= {}) as Decoded, r, quantityValue);
-    else if (field === 2) mapEntry((out['requests'] ??= {}) as Decoded, r, quantityValue);
-    else r.skip();
-  }
-  return out;
-}
+export const CONTAINER = message(`${CORE}.Container`, {
+  ports: { number: 6, type: CONTAINER_PORT, repeated: true },
+  resources: { number: 8, type: RESOURCE_REQUIREMENTS, when: WAITING },
+  restartPolicy: { number: 24, type: 'string' },
+});
 
-function decodePort(r: ProtoReader): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) out['name'] = r.string();
-    else if (field === 3) out['containerPort'] = r.number();
-    else if (field === 4) out['protocol'] = r.string();
-    else r.skip();
-  }
-  return out;
-}
+export const LOCAL_OBJECT_REFERENCE = message(`${CORE}.LocalObjectReference`, { name: { number: 1, type: 'string' } });
 
-/** A container's named ports and restart policy; its resources only `withRequests`. */
-function decodeContainer(r: ProtoReader, withRequests: boolean): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 6) push(out, 'ports', inner(r, decodePort));
-    else if (field === 8 && withRequests) out['resources'] = inner(r, decodeResources);
-    else if (field === 24) out['restartPolicy'] = r.string();
-    else r.skip();
-  }
-  return out;
-}
+export const POD_SPEC = message(`${CORE}.PodSpec`, {
+  containers: { number: 2, type: CONTAINER, repeated: true },
+  serviceAccountName: { number: 8, type: 'string' },
+  serviceAccount: { number: 9, type: 'string' },
+  nodeName: { number: 10, type: 'string' },
+  imagePullSecrets: { number: 15, type: LOCAL_OBJECT_REFERENCE, repeated: true },
+  initContainers: { number: 20, type: CONTAINER, repeated: true },
+  overhead: { number: 32, type: mapOf(QUANTITY), when: WAITING },
+  resources: { number: 40, type: RESOURCE_REQUIREMENTS, when: WAITING },
+});
 
-const containerOnly = (r: ProtoReader) => decodeContainer(r, false);
-const containerWithRequests = (r: ProtoReader) => decodeContainer(r, true);
+export const POD_CONDITION = message(`${CORE}.PodCondition`, {
+  type: { number: 1, type: 'string' },
+  status: { number: 2, type: 'string' },
+  reason: { number: 5, type: 'string' },
+  message: { number: 6, type: 'string' },
+});
 
-/**
- * A PodSpec; what the pod asks of a node (the containers' resources, the overhead, the pod-level
- * resources) only `withRequests`: `projectPod` reads them only of a pod that waits for a node.
- */
-function decodeSpec(r: ProtoReader, withRequests: boolean): Decoded {
-  const out: Decoded = {};
-  const container = withRequests ? containerWithRequests : containerOnly;
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 2) push(out, 'containers', inner(r, container));
-    else if (field === 20) push(out, 'initContainers', inner(r, container));
-    else if (field === 8) out['serviceAccountName'] = r.string();
-    else if (field === 9) out['serviceAccount'] = r.string();
-    else if (field === 10) out['nodeName'] = r.string();
-    else if (field === 15) push(out, 'imagePullSecrets', inner(r, decodeName));
-    else if (field === 32 && withRequests) mapEntry((out['overhead'] ??= {}) as Decoded, r, quantityValue);
-    else if (field === 40 && withRequests) out['resources'] = inner(r, decodeResources);
-    else r.skip();
-  }
-  return out;
-}
+export const CONTAINER_STATE_WAITING = message(`${CORE}.ContainerStateWaiting`, {
+  reason: { number: 1, type: 'string' },
+  message: { number: 2, type: 'string' },
+});
 
-/** A ContainerState: only `waiting` is read, its reason and message. */
-function decodeState(r: ProtoReader): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) out['waiting'] = inner(r, decodeWaiting);
-    else r.skip();
-  }
-  return out;
-}
+export const CONTAINER_STATE = message(`${CORE}.ContainerState`, { waiting: { number: 1, type: CONTAINER_STATE_WAITING } });
 
-function decodeContainerStatus(r: ProtoReader): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) out['name'] = r.string();
-    else if (field === 2) out['state'] = inner(r, decodeState);
-    else if (field === 6) out['image'] = r.string();
-    else r.skip();
-  }
-  return out;
-}
+export const CONTAINER_STATUS = message(`${CORE}.ContainerStatus`, {
+  name: { number: 1, type: 'string' },
+  state: { number: 2, type: CONTAINER_STATE },
+  image: { number: 6, type: 'string' },
+});
 
-function decodeStatus(r: ProtoReader): Decoded {
-  const out: Decoded = {};
-  for (let field = r.next(); field !== 0; field = r.next()) {
-    if (field === 1) out['phase'] = r.string();
-    else if (field === 2) push(out, 'conditions', inner(r, decodeCondition));
-    else if (field === 10) push(out, 'initContainerStatuses', inner(r, decodeContainerStatus));
-    else if (field === 8) push(out, 'containerStatuses', inner(r, decodeContainerStatus));
-    else if (field === 13) push(out, 'ephemeralContainerStatuses', inner(r, decodeContainerStatus));
-    else r.skip();
-  }
-  return out;
-}
+export const POD_STATUS = message(`${CORE}.PodStatus`, {
+  phase: { number: 1, type: 'string' },
+  conditions: { number: 2, type: POD_CONDITION, repeated: true },
+  containerStatuses: { number: 8, type: CONTAINER_STATUS, repeated: true },
+  initContainerStatuses: { number: 10, type: CONTAINER_STATUS, repeated: true },
+  ephemeralContainerStatuses: { number: 13, type: CONTAINER_STATUS, repeated: true },
+});
 
-const specOnly = (r: ProtoReader) => decodeSpec(r, false);
-const specWithRequests = (r: ProtoReader) => decodeSpec(r, true);
+/** A Pod's metadata as read: identity, labels, and of the annotations only the install's own. */
+export const POD_META = message(OBJECT_META.name, {
+  name: OBJECT_META.fields.name,
+  namespace: OBJECT_META.fields.namespace,
+  uid: OBJECT_META.fields.uid,
+  labels: OBJECT_META.fields.labels,
+  annotations: { ...OBJECT_META.fields.annotations, keyPrefix: INSTALL_ANNOTATION_PREFIX },
+});
+
+/** The Pod, every field the doctor reads of it. */
+export const POD = message(`${CORE}.Pod`, {
+  metadata: { number: 1, type: POD_META },
+  spec: { number: 2, type: POD_SPEC },
+  status: { number: 3, type: POD_STATUS },
+});
+
+/** A list of Pods, as the API server answers one page. */
+export const POD_LIST = message(`${CORE}.PodList`, {
+  metadata: { number: 1, type: LIST_META },
+  items: { number: 2, type: POD, repeated: true },
+});
+
+/** The first reading of every pod: all but what it asks of a node. */
+const decodeFirst = compile(without(POD, WAITING));
+/** The second reading, of a pod that waits for a node: its spec, with what it asks of one. */
+const decodeSpec = compile(pick(POD, ['spec']));
 
 /**
- * A Pod's bytes, `bytes[start, end)`, as the JSON shape `projectPod` reads. A field named twice keeps
- * its last value. The spec is read without what the pod asks of a node, and read again with it when
- * the pod turns out to wait for one (Pending and not bound, which the status after it says).
+ * A Pod's bytes, `bytes[start, end)`, as the JSON form `projectPod` reads. What the pod asks of a node
+ * is read only when the pod turns out to wait for one (Pending and not bound, which its status, after
+ * the spec, says): then the spec is read again, with it.
  */
 export function decodePod(bytes: Uint8Array, start: number, end: number): Decoded {
-  const r = new ProtoReader(bytes, start, end);
-  const out: Decoded = {};
-  let specAt = -1;
-  let fieldAt = r.pos;
-  for (let field = r.next(); field !== 0; fieldAt = r.pos, field = r.next()) {
-    if (field === 1) out['metadata'] = inner(r, decodePodMeta);
-    else if (field === 2) {
-      specAt = fieldAt;
-      out['spec'] = inner(r, specOnly);
-    } else if (field === 3) out['status'] = inner(r, decodeStatus);
-    else r.skip();
-  }
+  const out = decodeFirst(new ProtoReader(bytes, start, end));
   const spec = out['spec'] as Decoded | undefined;
   const status = out['status'] as Decoded | undefined;
   const phase = typeof status?.['phase'] === 'string' ? status['phase'] : undefined;
   const nodeName = typeof spec?.['nodeName'] === 'string' && spec['nodeName'] !== '' ? spec['nodeName'] : undefined;
-  if (specAt >= 0 && isWaitingForNode({ phase, nodeName })) {
-    r.pos = specAt;
-    r.next();
-    out['spec'] = inner(r, specWithRequests);
-  }
+  if (spec !== undefined && isWaitingForNode({ phase, nodeName })) out['spec'] = decodeSpec(new ProtoReader(bytes, start, end))['spec'];
   return out;
 }

@@ -7,12 +7,14 @@
  * @module
  */
 
-import { arr, isEmpty, obj, objectRef, optStr, resourceList, str, stringMap, type WireObject } from '../encoding/wire.ts';
+import type { Wire } from '../../protobuf/schema.ts';
+import { isEmpty, messageAt, messagesAt, numberAt, optStringAt, quantitiesAt, stringAt, stringMapAt, wireOf } from '../encoding/wire.ts';
 import type { Interner } from '../../text/interner.ts';
 import { CORE } from './access.ts';
 import { INSTALL_ANNOTATION_PREFIX } from './install.ts';
 import { defineKind, type ObjectRef } from './kind.ts';
-import { decodePod } from './pod-protobuf.ts';
+import type { CONTAINER, POD_SPEC, POD_STATUS } from './pod-protobuf.ts';
+import { POD, POD_LIST, decodePod } from './pod-protobuf.ts';
 import { isWaitingForNode } from './pod-waiting.ts';
 
 /** A Pod as the checks see it. Every optional field is absent when the object does not set it. */
@@ -95,20 +97,23 @@ export interface PodFactsRead {
   readonly requests?: PodRequests;
 }
 
+type SpecWire = Wire<typeof POD_SPEC>;
+type StatusWire = Wire<typeof POD_STATUS>;
+
 /** A container's requests, with its limits standing in for resources that have no request. */
-function containerRequests(container: WireObject | undefined): ResourceList {
-  const resources = obj(container?.['resources']);
-  return { ...resourceList(resources?.['limits']), ...resourceList(resources?.['requests']) };
+function containerRequests(container: Wire<typeof CONTAINER> | undefined): ResourceList {
+  const resources = messageAt(container?.resources);
+  return { ...quantitiesAt(resources?.limits), ...quantitiesAt(resources?.requests) };
 }
 
-function requestsOf(spec: WireObject | undefined): PodRequests | undefined {
-  const containers = arr(spec?.['containers']).map((c) => containerRequests(obj(c)));
-  const initContainers = arr(spec?.['initContainers']).map((c) => ({
-    requests: containerRequests(obj(c)),
-    sidecar: str(obj(c)?.['restartPolicy']) === 'Always',
+function requestsOf(spec: SpecWire | undefined): PodRequests | undefined {
+  const containers = messagesAt(spec?.containers).map(containerRequests);
+  const initContainers = messagesAt(spec?.initContainers).map((c) => ({
+    requests: containerRequests(c),
+    sidecar: stringAt(c?.restartPolicy) === 'Always',
   }));
-  const overhead = resourceList(spec?.['overhead']);
-  const podLevel = resourceList(obj(spec?.['resources'])?.['requests']);
+  const overhead = quantitiesAt(spec?.overhead);
+  const podLevel = quantitiesAt(messageAt(spec?.resources)?.requests);
   const anything =
     containers.some((r) => !isEmpty(r)) || initContainers.some((c) => !isEmpty(c.requests)) || !isEmpty(overhead) || !isEmpty(podLevel);
   if (!anything) return undefined;
@@ -121,33 +126,35 @@ function requestsOf(spec: WireObject | undefined): PodRequests | undefined {
 }
 
 /** The scheduler's verdict: present only for `PodScheduled=False` with reason `Unschedulable`. */
-function unschedulableMessage(status: WireObject | undefined): string | undefined {
-  const scheduled = arr(status?.['conditions'])
-    .map(obj)
-    .find((c) => str(c?.['type']) === 'PodScheduled');
-  if (scheduled === undefined || str(scheduled['status']) !== 'False' || str(scheduled['reason']) !== 'Unschedulable') return undefined;
-  return str(scheduled['message']);
+function unschedulableMessage(status: StatusWire | undefined): string | undefined {
+  const scheduled = messagesAt(status?.conditions).find((c) => stringAt(c?.type) === 'PodScheduled');
+  if (scheduled === undefined || stringAt(scheduled.status) !== 'False' || stringAt(scheduled.reason) !== 'Unschedulable') return undefined;
+  return stringAt(scheduled.message);
 }
 
-function waitingOf(status: WireObject | undefined): ContainerWaiting[] {
-  const all = ['initContainerStatuses', 'containerStatuses', 'ephemeralContainerStatuses'].flatMap((field) => arr(status?.[field]));
-  return all.flatMap((raw) => {
-    const s = obj(raw);
-    const waiting = obj(obj(s?.['state'])?.['waiting']);
+function waitingOf(status: StatusWire | undefined): ContainerWaiting[] {
+  const all = [
+    ...messagesAt(status?.initContainerStatuses),
+    ...messagesAt(status?.containerStatuses),
+    ...messagesAt(status?.ephemeralContainerStatuses),
+  ];
+  return all.flatMap((s) => {
+    const waiting = messageAt(messageAt(s?.state)?.waiting);
     if (waiting === undefined) return [];
-    return [{ container: str(s?.['name']), image: str(s?.['image']), reason: str(waiting['reason']), message: str(waiting['message']) }];
+    return [
+      { container: stringAt(s?.name), image: stringAt(s?.image), reason: stringAt(waiting.reason), message: stringAt(waiting.message) },
+    ];
   });
 }
 
-function namedPortsOf(spec: WireObject | undefined): NamedPort[] {
-  const containers = [...arr(spec?.['initContainers']), ...arr(spec?.['containers'])];
+function namedPortsOf(spec: SpecWire | undefined): NamedPort[] {
+  const containers = [...messagesAt(spec?.initContainers), ...messagesAt(spec?.containers)];
   return containers.flatMap((c) =>
-    arr(obj(c)?.['ports']).flatMap((raw) => {
-      const p = obj(raw);
-      const name = optStr(p?.['name']);
-      const port = p?.['containerPort'];
-      if (name === undefined || typeof port !== 'number' || !Number.isInteger(port)) return [];
-      return [{ name, port, protocol: optStr(p?.['protocol']) ?? 'TCP' }];
+    messagesAt(c?.ports).flatMap((p) => {
+      const name = optStringAt(p?.name);
+      const port = numberAt(p?.containerPort);
+      if (name === undefined || port === undefined || !Number.isInteger(port)) return [];
+      return [{ name, port, protocol: optStringAt(p?.protocol) ?? 'TCP' }];
     }),
   );
 }
@@ -158,14 +165,14 @@ function namedPortsOf(spec: WireObject | undefined): NamedPort[] {
  * reads a running pod's requests, and a large cluster's running pods would each carry theirs for
  * nothing).
  */
-export function projectPodFacts(raw: unknown): PodFactsRead {
-  const spec = obj(obj(raw)?.['spec']);
-  const status = obj(obj(raw)?.['status']);
-  const phase = optStr(status?.['phase']);
-  const nodeName = optStr(spec?.['nodeName']);
-  const serviceAccountName = optStr(spec?.['serviceAccountName']) ?? optStr(spec?.['serviceAccount']);
-  const pullSecrets = arr(spec?.['imagePullSecrets']).flatMap((r) => {
-    const name = optStr(obj(r)?.['name']);
+function projectPodFacts(pod: Wire<typeof POD> | undefined): PodFactsRead {
+  const spec = messageAt(pod?.spec);
+  const status = messageAt(pod?.status);
+  const phase = optStringAt(status?.phase);
+  const nodeName = optStringAt(spec?.nodeName);
+  const serviceAccountName = optStringAt(spec?.serviceAccountName) ?? optStringAt(spec?.serviceAccount);
+  const pullSecrets = messagesAt(spec?.imagePullSecrets).flatMap((r) => {
+    const name = optStringAt(r?.name);
     return name === undefined ? [] : [name];
   });
   const requests = isWaitingForNode({ phase, nodeName }) ? requestsOf(spec) : undefined;
@@ -183,15 +190,25 @@ export function projectPodFacts(raw: unknown): PodFactsRead {
   };
   return requests === undefined ? { facts } : { facts, requests };
 }
+
 /**
- * Projects a Pod to its identity, labels, the install's own annotations, and the facts of
- * {@link projectPodFacts}, with its requests beside it while it waits for a node.
+ * Projects a Pod (its JSON form, as listed in JSON or decoded from protobuf) to its identity, labels,
+ * the install's own annotations, and the facts of {@link projectPodFacts}, with its requests beside it
+ * while it waits for a node. It reads only what the Pod's declaration (`pod-protobuf.ts`) declares.
  */
 export function projectPod(raw: unknown): PodRead {
-  const meta = obj(obj(raw)?.['metadata']);
-  const annotations = stringMap(meta?.['annotations'], (key) => key.startsWith(INSTALL_ANNOTATION_PREFIX));
-  const { facts, requests } = projectPodFacts(raw);
-  const pod: Pod = { ...objectRef(raw), labels: stringMap(meta?.['labels']), annotations, ...facts };
+  const wire = wireOf(POD, raw);
+  const meta = messageAt(wire?.metadata);
+  const annotations = stringMapAt(meta?.annotations, (key) => key.startsWith(INSTALL_ANNOTATION_PREFIX));
+  const { facts, requests } = projectPodFacts(wire);
+  const pod: Pod = {
+    namespace: stringAt(meta?.namespace),
+    name: stringAt(meta?.name),
+    uid: stringAt(meta?.uid),
+    labels: stringMapAt(meta?.labels),
+    annotations,
+    ...facts,
+  };
   return requests === undefined ? { pod } : { pod, requests };
 }
 
@@ -223,6 +240,6 @@ export const POD_KIND = defineKind({
   reads: 'views',
   project: projectPod,
   metadataFollowedBy: 'spec',
-  protobuf: { kind: 'Pod', decode: decodePod },
+  protobuf: { list: POD_LIST, decode: decodePod },
   dump: { write: 'redacted', remove: ENV_VALUES, why: "containers' literal env values often hold what a Secret should" },
 });

@@ -5,7 +5,7 @@ import { parseApiJson } from '../encoding/api-json.ts';
 import { ExecCredentialPlugin } from './exec-credential.ts';
 import { ElementNotJson, ListSplitter, type ListEnd } from '../encoding/list-stream.ts';
 import { ElementNotProtobuf, ProtobufListReader, type ProtobufList } from '../encoding/protobuf-list.ts';
-import { protobufStatusMessage } from '../encoding/protobuf-meta.ts';
+import { protobufStatusMessage } from '../encoding/apimachinery.ts';
 import { obj } from '../encoding/wire.ts';
 import type { Read } from '../kinds/kind.ts';
 
@@ -244,7 +244,7 @@ export class KubeApi {
       if (sent.protobuf) this.stats.protobufPages++;
       const reader =
         sent.protobuf && protobuf !== undefined
-          ? new ProtobufListReader(protobuf.kind, protobuf.decode, handlers)
+          ? new ProtobufListReader(protobuf, handlers)
           : new ListSplitter({
               ...handlers,
               ...(options.metadataFollowedBy === undefined ? {} : { metadataFollowedBy: options.metadataFollowedBy }),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { judge } from '../../../src/checks/registry.ts';
 import { projectPullSecret } from '../../../src/cluster/kinds/secret.ts';
 import { makeReport } from '../../../src/report/finding.ts';
-import { OUTPUT_FORMATS, render } from '../../../src/report/render/index.ts';
+import { REPORT_FORMATS, render } from '../../support/render.ts';
 import { ok, pod } from './fixtures.ts';
 import { WORKLOAD_LABELS, live, secrets } from './install-fixtures.ts';
 
@@ -40,7 +40,7 @@ describe('secret content never reaches the report', () => {
     expect(JSON.stringify(lookups)).not.toMatch(/hunter2|robot|private-registry|auth"/);
     expect(report.findings.map((f) => f.code)).toEqual(['IP006', 'IP003', 'IP003', 'IP006', 'IP002']);
   });
-  it.each(OUTPUT_FORMATS)('%s output carries no byte of any secret', (format) => {
+  it.each(REPORT_FORMATS)('%s output carries no byte of any secret', (format) => {
     const out = render(report, format, { color: format === 'human' });
     for (const secret of forbidden) expect(out).not.toContain(secret);
   });

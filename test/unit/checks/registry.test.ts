@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { API001 } from '../../../src/checks/api-read.ts';
 import { defineCheck, type Check, type EmitFor } from '../../../src/checks/check.ts';
-import { codeTable } from '../../../src/checks/codes.ts';
+import { codeGuides, codeTable } from '../../../src/checks/codes.ts';
 import { CHECKS, judge, planRun } from '../../../src/checks/registry.ts';
 import { runCheck } from '../../../src/checks/run.ts';
 import { codesMarkdown } from '../../../src/report/code-table.ts';
@@ -124,6 +124,14 @@ describe('the code table', () => {
     const a = defineCheck({ name: 'A', codes: codes('one'), reads: {}, probes: {}, judge: () => [] });
     const b = defineCheck({ name: 'B', codes: codes('two'), reads: {}, probes: {}, judge: () => [] });
     expect(() => codeTable([a, b])).toThrow(/XX001 is declared differently by A and B/);
+  });
+
+  it("each code's guide in the report carries its meaning, hint and docs section, the meaning one line", () => {
+    const guides = codeGuides('https://d.example/codes.md#old');
+    for (const row of ROWS) {
+      expect(guides.get(row.code)).toEqual({ meaning: row.meaning, hint: row.hint, docs: `https://d.example/codes.md${row.anchor}` });
+      expect(row.meaning).toMatch(/^[^\n]{10,300}$/);
+    }
   });
 
   it('docs/codes.md is the one generated from the table (run `npm run docs` after changing a declaration)', () => {

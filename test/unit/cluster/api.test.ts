@@ -10,7 +10,7 @@ import { readPullSecrets } from '../../../src/cluster/gather/pull-secrets.ts';
 import { startLoopbackApi, type LoopbackApi } from '../../support/loopback-api.ts';
 import { encode, envelope, type Field } from '../../support/protobuf.ts';
 import { projectPod } from '../../../src/cluster/kinds/pod.ts';
-import { decodePod } from '../../../src/cluster/kinds/pod-protobuf.ts';
+import { POD_LIST, decodePod } from '../../../src/cluster/kinds/pod-protobuf.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -292,7 +292,7 @@ describe('names from the cluster never bend a URL', () => {
 });
 
 describe('lists in protobuf', () => {
-  const protobuf = { kind: 'Pod', decode: decodePod };
+  const protobuf = { list: POD_LIST, decode: decodePod };
   const accepts: string[] = [];
   const listPods = (protobufToo = true) => {
     paths.length = 0;

@@ -5,14 +5,14 @@
 import { describe, expect, it } from 'vitest';
 
 import { ElementNotProtobuf, MAX_ITEM_BYTES, ProtobufListReader, type ItemDecoder } from '../../../src/cluster/encoding/protobuf-list.ts';
-import { protobufStatusMessage } from '../../../src/cluster/encoding/protobuf-meta.ts';
+import { protobufStatusMessage } from '../../../src/cluster/encoding/apimachinery.ts';
 
 import { ProtoReader, ProtobufError } from '../../../src/protobuf/reader.ts';
 import { encode, entry, envelope, quantity, type Field } from '../../support/protobuf.ts';
 import { projectEvent } from '../../../src/cluster/kinds/event.ts';
 import { projectPod } from '../../../src/cluster/kinds/pod.ts';
 import { decodeEvent, eventDecoder } from '../../../src/cluster/kinds/event-protobuf.ts';
-import { decodePod } from '../../../src/cluster/kinds/pod-protobuf.ts';
+import { POD_LIST, decodePod } from '../../../src/cluster/kinds/pod-protobuf.ts';
 
 /** 2026-12-05T11:14:56Z in seconds since the epoch. */
 const AT = Date.UTC(2026, 11, 5, 11, 14, 56) / 1000;
@@ -454,12 +454,15 @@ function podList(pods: readonly (readonly Field[])[], extra: readonly Field[] = 
 }
 
 /** Reads `bytes` cut into chunks at `cuts`; what the handlers saw, in order, and how it ended. */
-function read(bytes: Uint8Array, cuts: readonly number[] = [], kind = 'Pod') {
+function read(bytes: Uint8Array, cuts: readonly number[] = []) {
   const seen: unknown[] = [];
-  const reader = new ProtobufListReader(kind, decodePod, {
-    onItem: (item) => seen.push(['item', projectPod(item).pod.name]),
-    onMetadata: (metadata) => seen.push(['metadata', metadata]),
-  });
+  const reader = new ProtobufListReader(
+    { list: POD_LIST, decode: decodePod },
+    {
+      onItem: (item) => seen.push(['item', projectPod(item).pod.name]),
+      onMetadata: (metadata) => seen.push(['metadata', metadata]),
+    },
+  );
   let thrown: unknown;
   const bounds = [0, ...cuts, bytes.length];
   try {

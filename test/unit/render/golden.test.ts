@@ -9,9 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { makeReport, type Report } from '../../../src/report/finding.ts';
 import { findingsOf } from '../../support/findings.ts';
 import { renderJson } from '../../../src/report/render/json.ts';
-import { render } from '../../../src/report/render/index.ts';
 import { codeGuides } from '../../../src/checks/codes.ts';
-import { renderHumanOf, renderTableOf } from '../../support/render.ts';
+import { render, renderHumanOf, renderTableOf } from '../../support/render.ts';
 
 const GOLDEN_DIR = path.resolve(import.meta.dirname, '../../golden');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';

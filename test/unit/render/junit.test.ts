@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { codeGuides } from '../../../src/checks/codes.ts';
 import { makeReport, type Finding, type Report } from '../../../src/report/finding.ts';
-import { render } from '../../../src/report/render/index.ts';
+import { render } from '../../support/render.ts';
 import { findingsOf } from '../../support/findings.ts';
 import { validateJunit, xmllintMissing } from '../../support/junit/validate.ts';
 

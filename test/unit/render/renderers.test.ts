@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { makeReport, type Finding } from '../../../src/report/finding.ts';
 import { findingsOf } from '../../support/findings.ts';
-import { OUTPUT_FORMATS, render, renderJson } from '../../../src/report/render/index.ts';
+import { renderJson } from '../../../src/report/render/json.ts';
 import { findingJson } from '../../../src/report/render/json.ts';
 import { goJson } from '../../../src/go/json.ts';
-import { renderHumanOf, renderTableOf } from '../../support/render.ts';
+import { REPORT_FORMATS, render, renderHumanOf, renderTableOf } from '../../support/render.ts';
 
 const cb = findingsOf('CacheBackendHealth');
 const sv = findingsOf('ServerReachability');
@@ -101,7 +101,7 @@ describe('--output-threshold', () => {
   });
 
   it('changes nothing at OK, the default', () => {
-    for (const format of OUTPUT_FORMATS) expect(render(report, format, { outputThreshold: 'OK' })).toBe(render(report, format));
+    for (const format of REPORT_FORMATS) expect(render(report, format, { outputThreshold: 'OK' })).toBe(render(report, format));
     expect(render(report, 'human')).not.toContain('Not shown');
   });
 });
@@ -138,15 +138,15 @@ describe('renderJson', () => {
         message: f.message,
       };
       expect(findingJson(f, depth)).toBe(goJson(doc, '  ', depth));
-      const guide = { hint: 'do <this> & "that"', docs: 'https://d.example/codes.md#cb001' };
-      expect(findingJson(f, depth, guide)).toBe(goJson({ ...doc, ...guide }, '  ', depth));
+      const guide = { meaning: 'not written to the report', hint: 'do <this> & "that"', docs: 'https://d.example/codes.md#cb001' };
+      expect(findingJson(f, depth, guide)).toBe(goJson({ ...doc, hint: guide.hint, docs: guide.docs }, '  ', depth));
     }
   });
 
   it('gives hint and docs to findings that are not OK, and writes the whole document as the generic writer would', () => {
     const guides = new Map([
-      ['CB001', { hint: 'h1', docs: 'd#cb001' }],
-      ['CB006', { hint: 'h6', docs: 'd#cb006' }],
+      ['CB001', { meaning: 'm1', hint: 'h1', docs: 'd#cb001' }],
+      ['CB006', { meaning: 'm6', hint: 'h6', docs: 'd#cb006' }],
     ]);
     const findings = [cb('CB001', 'cachebackend/n/x', 'a'), cb('CB006', 'cachebackend/n/y', 'b')];
     const suppressed = [{ finding: cb('CB001', 'cachebackend/n/z', 'c'), rule: { source: '--suppress', match: 'CB001=*/z' } }];
@@ -232,8 +232,8 @@ describe('renderTable', () => {
 describe('render', () => {
   const report = makeReport([cb('CB001', 'cachebackend/a/b', 'm')]);
 
-  it('lists the formats, human first', () => {
-    expect(OUTPUT_FORMATS).toStrictEqual(['human', 'json', 'table', 'junit']);
+  it('writes the formats of the report, human first', () => {
+    expect(REPORT_FORMATS).toStrictEqual(['human', 'json', 'table', 'junit']);
   });
 
   it('dispatches to each renderer', () => {
