@@ -22,6 +22,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
 import { IMAGE_ENV, IMAGE_NODE_FLAGS } from './bundle/node-flags.ts';
+import { planRun } from '../src/checks/registry.ts';
+import { collectionPath } from '../src/cluster/kinds/access.ts';
+import { KINDS } from '../src/cluster/kinds/kinds.ts';
+import { listsOf } from '../src/cluster/state/reads.ts';
 import { completedRequestsBy } from '../dev/cluster/audit.ts';
 import { BUNDLE, ensureBundle } from '../dev/bundle.ts';
 import { PROJECT_ROOT } from '../dev/paths.ts';
@@ -32,6 +36,8 @@ import { FIVE_X, FULL, KEPT_FOR_MS, buildScenario, expectedCounts, scaled, type 
 
 const PRELOAD = join(PROJECT_ROOT, 'scripts/bench/usage-preload.mjs');
 const FLOOR = join(PROJECT_ROOT, 'scripts/bench/floor.mjs');
+/** The floor lists what the doctor lists: the collections of a `--config-only` run's plan, cluster-wide. */
+const FLOOR_LISTS = listsOf(planRun({ configOnly: true }).reads).map((name) => collectionPath(KINDS[name].access, ''));
 
 const JSON_RUN = 'doctor -o json';
 const HUMAN_RUN = 'doctor -o human';
@@ -268,7 +274,9 @@ async function benchSize(label: string, size: ScaleSize, rounds: number, keep: s
         const apiCpuBefore = processCpuMs(cp.pids.apiserver);
         const doctor = ['doctor', '--kubeconfig', id.kubeconfig, '--config-only', '-o', name === HUMAN_RUN ? 'human' : 'json'];
         const args =
-          name === 'floor' ? [FLOOR, via, cp.caFile, tokenFile] : [...(name === BARE_RUN ? [] : IMAGE_NODE_FLAGS), BUNDLE, ...doctor];
+          name === 'floor'
+            ? [FLOOR, via, cp.caFile, tokenFile, ...FLOOR_LISTS]
+            : [...(name === BARE_RUN ? [] : IMAGE_NODE_FLAGS), BUNDLE, ...doctor];
         const run = await measure(args, dir, name === JSON_RUN || name === HUMAN_RUN ? IMAGE_ENV : {});
         const apiCpuMs = processCpuMs(cp.pids.apiserver) - apiCpuBefore;
         const bytes = counter.take();

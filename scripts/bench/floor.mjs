@@ -1,22 +1,14 @@
 // The floor of `npm run bench:scale`: a bare program that makes the doctor's list calls (the same
 // collections, cluster-wide, in pages of 500, all at once) and parses every page, and nothing else.
-//   node scripts/bench/floor.mjs <server> <ca-file> <token-file>
+// The collections' paths are given: the bench derives them from the doctor's run plan.
+//   node scripts/bench/floor.mjs <server> <ca-file> <token-file> <collection path>...
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 
-const [server, caFile, tokenFile] = process.argv.slice(2);
+const [server, caFile, tokenFile, ...COLLECTIONS] = process.argv.slice(2);
+if (COLLECTIONS.length === 0) throw new Error('usage: floor.mjs <server> <ca-file> <token-file> <collection path>...');
 const token = readFileSync(tokenFile, 'utf8').trim();
 const dispatcher = new Agent({ connect: { ca: readFileSync(caFile) } });
-const COLLECTIONS = [
-  '/apis/inferencecache.io/v1alpha1/cachebackends',
-  '/api/v1/pods',
-  '/api/v1/events',
-  '/apis/inferencecache.io/v1alpha1/cachetenants',
-  '/apis/inferencecache.io/v1alpha1/cachepolicies',
-  '/api/v1/nodes',
-  '/api/v1/serviceaccounts',
-  '/api/v1/namespaces',
-];
 
 let objects = 0;
 async function list(path) {

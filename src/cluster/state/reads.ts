@@ -83,5 +83,14 @@ export function withSources(reads: Iterable<ReadName>): Set<ReadName> {
   return all;
 }
 
+/**
+ * The lists that gathering `reads` (with their sources) takes, each once, in the order of the Kinds:
+ * what a run asks the API server to list, page by page.
+ */
+export function listsOf(reads: Iterable<ReadName>): CollectionName[] {
+  const needed = new Set([...withSources(reads)].flatMap((name) => (READS[name].collection === undefined ? [] : [READS[name].collection])));
+  return kindEntries().flatMap(([name]) => (needed.has(name as CollectionName) ? [name as CollectionName] : []));
+}
+
 /** Finding the cache-plane server's Service: a `get` in its usual namespace, then a `list` everywhere. */
 export const SERVER_DISCOVERY: ApiAccess = { ...CORE, resource: 'services', verbs: ['get', 'list'], namespaced: true };

@@ -8,7 +8,8 @@ import { PROJECT_ROOT } from '../../../dev/paths.ts';
 import { DUMP_POLICIES_MARKERS, dumpPoliciesMarkdown, dumpPolicyProblems } from '../../../src/cluster/kinds/dump-markdown.ts';
 import { LAST_APPLIED, dumpedObject, redacted } from '../../../src/cluster/kinds/dump-policy.ts';
 import { KINDS, kindEntries } from '../../../src/cluster/kinds/kinds.ts';
-import { READS } from '../../../src/cluster/state/reads.ts';
+import { READS, listsOf } from '../../../src/cluster/state/reads.ts';
+import { planRun } from '../../../src/checks/registry.ts';
 import { withRegion } from '../../../src/text/generated-region.ts';
 
 describe('every Kind declares how a dump writes it', () => {
@@ -107,5 +108,20 @@ describe('the reads catalogue', () => {
       if (kind.reads !== 'list') continue;
       expect(READS[name as keyof typeof READS], name).toMatchObject({ kind: kind.kind, access: kind.access, collection: name });
     }
+  });
+
+  it('a --config-only run lists the Kinds its checks read, each once, in catalogue order (the bench floor lists the same)', () => {
+    expect(listsOf(planRun({ configOnly: true }).reads)).toEqual([
+      'cacheBackends',
+      'pods',
+      'events',
+      'cacheTenants',
+      'cachePolicies',
+      'nodes',
+      'serviceAccounts',
+      'namespaces',
+    ]);
+    expect(listsOf(['installPods'])).toEqual(['cacheBackends', 'pods']);
+    expect(listsOf(['scopeNamespace', 'pullSecrets'])).toEqual(['cacheBackends', 'pods', 'serviceAccounts']);
   });
 });
