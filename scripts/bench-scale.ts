@@ -5,6 +5,9 @@
 //   npm run bench:scale -- --size 5x         # or tenth, full, both (tenth and full), all; --rounds N
 //   npm run bench:scale -- --size 5x --keep ~/.cache/icd-scale
 //                                            # populate once, then reuse the control plane's etcd data
+//   npm run bench:scale -- --size full --profile DIR
+//                                            # and one more `-o json` run with a CPU profile in DIR,
+//                                            # summarised by where its time went
 //
 // For each run it measures: wall time, CPU (user + system), peak RSS, the requests the API server
 // logged for the run's own identity (audit log), the API server's own CPU time while it ran (its
@@ -18,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Socket } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { KubeConfig } from '@kubernetes/client-node';
 import { IMAGE_ENV, IMAGE_NODE_FLAGS } from './bundle/node-flags.ts';
@@ -253,7 +256,35 @@ async function scenarioControlPlane(
   return { cp, kc };
 }
 
-async function benchSize(label: string, size: ScaleSize, rounds: number, keep: string | undefined): Promise<string> {
+/** The functions a CPU profile spent the most time in (self time, the program's samples only), one line each. */
+function profileSummary(file: string, top = 14): string[] {
+  interface ProfileNode {
+    readonly id: number;
+    readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  }
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const frame = byId.get(id)?.callFrame;
+    if (frame === undefined) return;
+    const where =
+      frame.url === ''
+        ? ''
+        : ` (${frame.url.slice(frame.url.lastIndexOf('/') + 1)}${frame.functionName === '' ? `:${frame.lineNumber + 1}` : ''})`;
+    const key = `${frame.functionName === '' ? 'anonymous' : frame.functionName}${where}`;
+    self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  const total = [...self].filter(([k]) => k !== '(idle)').reduce((sum, [, ms]) => sum + ms, 0);
+  const lines = [...self]
+    .filter(([k]) => k !== '(idle)')
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([k, ms]) => `    ${ms.toFixed(0).padStart(6)} ms  ${k}`);
+  return [`  where the doctor's time went (-o json, the image's flags; ${total.toFixed(0)} ms of samples, self time):`, ...lines];
+}
+
+async function benchSize(label: string, size: ScaleSize, rounds: number, keep: string | undefined, profile?: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'icd-bench-scale-'));
   const { cp, kc } = await scenarioControlPlane(label, size, keep);
   const counter = await byteCounter(new URL(cp.server));
@@ -289,7 +320,20 @@ async function benchSize(label: string, size: ScaleSize, rounds: number, keep: s
       }
     }
     const rows = Object.entries(runsOf).map(([name, figures]): [string, Figures] => [name, summarise(figures)]);
-    return [table(label, size, rows), ...bars(size, rows)].join('\n');
+    const profiled: string[] = [];
+    if (profile !== undefined) {
+      const into = join(resolve(profile), label.replace(/\W+/g, '-'));
+      mkdirSync(into, { recursive: true });
+      const id = await doctorIdentity(kc, { namespace: 'default', name: 'bench-profile', server: via, caFile: cp.caFile });
+      const doctor = ['doctor', '--kubeconfig', id.kubeconfig, '--config-only', '-o', 'json'];
+      await measure([...IMAGE_NODE_FLAGS, '--cpu-prof', '--cpu-prof-dir', into, BUNDLE, ...doctor], dir, IMAGE_ENV);
+      const written = readdirSync(into)
+        .filter((f) => f.endsWith('.cpuprofile'))
+        .sort()
+        .at(-1);
+      if (written !== undefined) profiled.push(...profileSummary(join(into, written)), `  profile: ${join(into, written)}`);
+    }
+    return [table(label, size, rows), ...bars(size, rows), ...profiled].join('\n');
   } finally {
     await counter.close();
     await cp.stop();
@@ -313,6 +357,8 @@ async function main(): Promise<void> {
   const rounds = Number(argValue('--rounds', '3'));
   const keepArg = argValue('--keep', '');
   const keep = keepArg === '' ? undefined : keepArg;
+  const profileArg = argValue('--profile', '');
+  const profile = profileArg === '' ? undefined : profileArg;
   ensureBundle();
   if (missingBinaries(resolveBinaries()).length > 0)
     throw new Error('etcd and kube-apiserver are missing: run `npm run tools:build` first');
@@ -328,7 +374,7 @@ async function main(): Promise<void> {
   const out = [
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}; ${new Date().toISOString().slice(0, 10)}`,
   ];
-  for (const [, label, size] of chosen) out.push('', await benchSize(label, size, rounds, keep));
+  for (const [, label, size] of chosen) out.push('', await benchSize(label, size, rounds, keep, profile));
   process.stdout.write(`${out.join('\n')}\n`);
 }
 

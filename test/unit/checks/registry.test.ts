@@ -8,9 +8,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { API001 } from '../../../src/checks/api-read.ts';
-import { defineCheck, type Check, type EmitFor } from '../../../src/checks/check.ts';
+import { defineCheck, type Check, type Declaration, type EmitFor } from '../../../src/checks/check.ts';
 import { codeGuides, codeTable } from '../../../src/checks/codes.ts';
-import { CHECKS, judge, planRun } from '../../../src/checks/registry.ts';
+import { CHECKS, DECLARATIONS, judge, planRun } from '../../../src/checks/registry.ts';
 import { runCheck } from '../../../src/checks/run.ts';
 import { codesMarkdown } from '../../../src/report/code-table.ts';
 import type { Finding } from '../../../src/report/finding.ts';
@@ -256,38 +256,17 @@ describe('the run plan', () => {
   it('gathers what the checks declare; under --config-only nothing for the checks that need the server probes', () => {
     const full = planRun({ configOnly: false });
     const configOnly = planRun({ configOnly: true });
-    expect([...full.reads].sort()).toEqual([
-      'cacheBackends',
-      'cachePolicies',
-      'cacheTenants',
-      'injectionEvents',
-      'installPods',
-      'namespaces',
-      'networkPolicies',
-      'noMatchEvents',
-      'nodes',
-      'ownNamespace',
-      'pendingPodRequests',
-      'pullSecrets',
-      'scopeNamespace',
-      'selectedPods',
-      'serviceAccounts',
-    ]);
-    expect([...configOnly.reads].sort()).toEqual([
-      'cacheBackends',
-      'cachePolicies',
-      'cacheTenants',
-      'injectionEvents',
-      'installPods',
-      'namespaces',
-      'noMatchEvents',
-      'nodes',
-      'pendingPodRequests',
-      'pullSecrets',
-      'scopeNamespace',
-      'selectedPods',
-      'serviceAccounts',
-    ]);
+    const readsOf = (declarations: readonly Declaration[]) => new Set(declarations.flatMap((d) => Object.keys(d.reads)));
+    const needsProbe = (d: Declaration) => Object.values(d.probes).includes('required');
+    expect([...full.reads].sort()).toEqual([...readsOf(DECLARATIONS)].sort());
+    expect([...configOnly.reads].sort()).toEqual([...readsOf(DECLARATIONS.filter((d) => !needsProbe(d)))].sort());
+    // Read only by checks that probe: the NetworkPolicies and the doctor's own Namespace, not under --config-only.
+    for (const read of ['networkPolicies', 'ownNamespace'] as const) {
+      expect(full.reads.has(read)).toBe(true);
+      expect(configOnly.reads.has(read)).toBe(false);
+    }
+    for (const read of ['cacheBackends', 'installPods', 'noMatchEvents', 'pullSecrets', 'scopeNamespace', 'namespaces'] as const)
+      expect(configOnly.reads.has(read)).toBe(true);
     expect([...full.probes].sort()).toEqual(['dials', 'server']);
     expect([...configOnly.probes]).toEqual([]);
   });
