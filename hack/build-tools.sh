@@ -7,6 +7,7 @@
 #
 # Usage: hack/build-tools.sh [component...]
 #   components: etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node (default: all)
+#               api-protos = the Kubernetes API's .proto files in the Go module cache (for a test)
 #               node = kube-scheduler kube-proxy kubectl kubelet coredns kube-router pause (the real node of
 #               `npm run cluster:up -- --node`; each can be named alone too)
 #               argocd = Argo CD's application-controller and repo-server (`cluster:up -- --node --argocd`)
@@ -290,8 +291,20 @@ link_set() {
   done
 }
 
+# api-protos: the protobuf definitions of the Kubernetes API the doctor's protobuf declarations are held
+# against (test/unit/cluster/protobuf-schema.test.ts): k8s.io/api and k8s.io/apimachinery at the staging
+# version of KUBERNETES_VERSION, in the Go module cache. Building Kubernetes fetches them too; this makes
+# sure of them when the binaries came from a cache and the module cache did not.
+ensure_api_protos() {
+  local staging_version="v0.${KUBERNETES_VERSION#v1.}"
+  local work="${CP_WORK_ROOT}/api-protos-${staging_version}"
+  init_module "$work" inferencecache-doctor.local/api-protos
+  quiet "$work" go mod download "k8s.io/api@${staging_version}" "k8s.io/apimachinery@${staging_version}"
+  log "k8s.io/api and k8s.io/apimachinery ${staging_version} are in the module cache ($(go env GOMODCACHE))"
+}
+
 components=("$@")
-[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node argocd registry cosign)
+[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node argocd registry cosign api-protos)
 log "versions: etcd ${ETCD_VERSION}, kubernetes ${KUBERNETES_VERSION} (kubelet ${KUBELET_VERSION}), helm ${HELM3_VERSION} / ${HELM4_VERSION}; go $(go env GOVERSION)"
 for c in "${components[@]}"; do
   case "$c" in
@@ -311,6 +324,7 @@ for c in "${components[@]}"; do
     argocd) build_argocd ;;
     registry) build_registry ;;
     cosign) build_cosign ;;
+    api-protos) ensure_api_protos ;;
     node) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR"; build_kube kube-proxy "$KUBE_PROXY_DIR"; build_kube kubectl "$KUBECTL_DIR"
       build_kube kubelet "$KUBELET_DIR" "$KUBELET_VERSION"; build_coredns; build_kube_router; build_pause ;;
     *) log "unknown component: $c"; exit 2 ;;

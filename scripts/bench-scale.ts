@@ -284,7 +284,13 @@ function profileSummary(file: string, top = 14): string[] {
   return [`  where the doctor's time went (-o json, the image's flags; ${total.toFixed(0)} ms of samples, self time):`, ...lines];
 }
 
-async function benchSize(label: string, size: ScaleSize, rounds: number, keep: string | undefined, profile?: string): Promise<string> {
+async function benchSize(
+  label: string,
+  size: ScaleSize,
+  rounds: number,
+  keep: string | undefined,
+  profile?: { readonly dir: string; readonly name: string },
+): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'icd-bench-scale-'));
   const { cp, kc } = await scenarioControlPlane(label, size, keep);
   const counter = await byteCounter(new URL(cp.server));
@@ -322,7 +328,7 @@ async function benchSize(label: string, size: ScaleSize, rounds: number, keep: s
     const rows = Object.entries(runsOf).map(([name, figures]): [string, Figures] => [name, summarise(figures)]);
     const profiled: string[] = [];
     if (profile !== undefined) {
-      const into = join(resolve(profile), label.replace(/\W+/g, '-'));
+      const into = join(resolve(profile.dir), profile.name);
       mkdirSync(into, { recursive: true });
       const id = await doctorIdentity(kc, { namespace: 'default', name: 'bench-profile', server: via, caFile: cp.caFile });
       const doctor = ['doctor', '--kubeconfig', id.kubeconfig, '--config-only', '-o', 'json'];
@@ -374,7 +380,9 @@ async function main(): Promise<void> {
   const out = [
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; node ${process.version}; ${new Date().toISOString().slice(0, 10)}`,
   ];
-  for (const [, label, size] of chosen) out.push('', await benchSize(label, size, rounds, keep, profile));
+  for (const [flag, label, size] of chosen) {
+    out.push('', await benchSize(label, size, rounds, keep, profile === undefined ? undefined : { dir: profile, name: flag }));
+  }
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
