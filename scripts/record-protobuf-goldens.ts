@@ -4,12 +4,11 @@
 // Events twice, in protobuf and in JSON, writing each answer's bytes as the API server sent them to
 // test/golden/protobuf/ (pods.pb, pods.json, events.pb, events.json, and recorded.json naming the
 // Kubernetes version). Run it again after changing the sample or the pinned Kubernetes version.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { createNamespace } from '../dev/cluster/manifests.ts';
-import { missingBinaries, resolveBinaries, startControlPlane } from '../dev/cluster/controlplane.ts';
+import { apiRequest, missingBinaries, resolveBinaries, startControlPlane } from '../dev/cluster/controlplane.ts';
 import { createProtobufSample } from '../dev/cluster/protobuf-sample.ts';
 import { PROJECT_ROOT } from '../dev/paths.ts';
 
@@ -18,26 +17,10 @@ const NAMESPACE = 'protobuf-sample';
 const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 
 /** GETs `path` with `accept`, and resolves with the body's bytes and the answer's content type. */
-function get(server: string, caFile: string, token: string, path: string, accept: string): Promise<{ type: string; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      new URL(path, server),
-      { ca: readFileSync(caFile), headers: { authorization: `Bearer ${token}`, accept }, timeout: 30_000 },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          if (res.statusCode !== 200)
-            reject(new Error(`GET ${path}: HTTP ${String(res.statusCode)}: ${Buffer.concat(chunks).toString('utf8')}`));
-          else resolve({ type: String(res.headers['content-type']), body: Buffer.concat(chunks) });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`GET ${path} timed out`)));
-    req.on('error', reject);
-    req.end();
-  });
+async function get(server: string, caFile: string, token: string, path: string, accept: string): Promise<{ type: string; body: Buffer }> {
+  const answer = await apiRequest(server, caFile, token, 'GET', path, undefined, { accept, timeoutMs: 30_000 });
+  if (answer.status !== 200) throw new Error(`GET ${path}: HTTP ${answer.status}: ${answer.body}`);
+  return { type: answer.contentType, body: answer.bytes };
 }
 
 const bins = resolveBinaries();

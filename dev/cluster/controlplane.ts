@@ -282,8 +282,15 @@ export async function stopControlPlane(
 interface HttpResult {
   status: number;
   body: string;
+  /** The body as it came, for an answer that is not text (protobuf). */
+  bytes: Buffer;
+  contentType: string;
 }
 
+/**
+ * One request to the API server with a bearer token, the body sent as JSON. `accept` asks for another
+ * encoding (the API server's protobuf); the answer is given as text and as bytes.
+ */
 export function apiRequest(
   server: string,
   caFile: string,
@@ -291,6 +298,7 @@ export function apiRequest(
   method: string,
   urlPath: string,
   body?: unknown,
+  options: { readonly accept?: string; readonly timeoutMs?: number } = {},
 ): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -301,15 +309,23 @@ export function apiRequest(
         ca: fs.readFileSync(caFile),
         headers: {
           authorization: `Bearer ${token}`,
-          accept: 'application/json',
+          accept: options.accept ?? 'application/json',
           ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
         },
-        timeout: 5_000,
+        timeout: options.timeoutMs ?? 5_000,
       },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          resolve({
+            status: res.statusCode ?? 0,
+            body: bytes.toString('utf8'),
+            bytes,
+            contentType: String(res.headers['content-type'] ?? ''),
+          });
+        });
         res.on('error', reject);
       },
     );

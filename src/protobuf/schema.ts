@@ -120,6 +120,11 @@ export function pickPaths(type: MessageType, paths: readonly string[]): MessageT
   return { ...type, fields };
 }
 
+/** The last part of a message's full name: `Pod` for `k8s.io.api.core.v1.Pod`, the Kind it declares. */
+export function shortName(type: MessageType): string {
+  return type.name.slice(type.name.lastIndexOf('.') + 1);
+}
+
 /** Whether a field type is a message. */
 export function isMessage(type: FieldType): type is MessageType {
   return typeof type === 'object' && 'fields' in type;

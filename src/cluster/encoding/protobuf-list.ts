@@ -16,7 +16,7 @@
 import type { ListEnd, ListHandlers } from './list-stream.ts';
 import type { Decoded } from '../../protobuf/decode.ts';
 import { LENGTH_DELIMITED, ProtoReader, ProtobufCut, ProtobufError } from '../../protobuf/reader.ts';
-import type { FieldSpec, MessageType } from '../../protobuf/schema.ts';
+import { shortName, type FieldSpec, type MessageType } from '../../protobuf/schema.ts';
 import { ENVELOPE_MAGIC, UNKNOWN, hasMagic, kindOf, listMetaOf } from './apimachinery.ts';
 
 /**
@@ -33,11 +33,6 @@ export type ListMessage = MessageType<{
   readonly metadata: FieldSpec;
   readonly items: FieldSpec & { readonly type: MessageType };
 }>;
-
-/** The Kind a message declares, the last part of its name: `Pod` for `k8s.io.api.core.v1.Pod`. */
-export function kindNameOf(type: MessageType): string {
-  return type.name.slice(type.name.lastIndexOf('.') + 1);
-}
 
 /**
  * How a list may be read beside JSON: for a built-in Kind, in protobuf, as `list` declares it, each
@@ -143,8 +138,8 @@ export class ProtobufListReader {
 
   constructor(protobuf: ProtobufList, handlers: ListHandlers) {
     const { list, decode } = protobuf;
-    this.#kind = kindNameOf(list.fields.items.type);
-    this.#listKind = kindNameOf(list);
+    this.#kind = shortName(list.fields.items.type);
+    this.#listKind = shortName(list);
     this.#metadataField = list.fields.metadata.number;
     this.#itemsField = list.fields.items.number;
     this.#decode = decode;

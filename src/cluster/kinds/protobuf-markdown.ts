@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isMessage, messagesOf, type FieldSpec, type MessageType } from '../../protobuf/schema.ts';
+import { isMessage, messagesOf, shortName, type FieldSpec, type MessageType } from '../../protobuf/schema.ts';
 import type { RegionMarkers } from '../../text/generated-region.ts';
 import { STATUS, UNKNOWN } from '../encoding/apimachinery.ts';
 import { EVENT_LIST } from './event-protobuf.ts';
@@ -20,11 +20,6 @@ export const PROTOBUF_FIELDS_MARKERS: RegionMarkers = {
 
 /** What each label of a field (`FieldSpec.when`) means, in the table. */
 const LABELS: Readonly<Record<string, string>> = { [WAITING]: 'only of a pod that waits for a node' };
-
-/** The last part of a message's full name. */
-function short(type: MessageType): string {
-  return type.name.slice(type.name.lastIndexOf('.') + 1);
-}
 
 /** One field as the table shows it: its JSON name, number, and what limits its reading. */
 function fieldCell(name: string, spec: FieldSpec): string {
@@ -47,7 +42,7 @@ function formCell(type: MessageType): string {
 function table(title: string, root: MessageType): string[] {
   const rows = messagesOf([root]).map((type) => {
     const fields = Object.entries(type.fields).map(([name, spec]) => fieldCell(name, spec));
-    return `| \`${short(type)}\` | ${fields.join(', ')}${formCell(type)} |`;
+    return `| \`${shortName(type)}\` | ${fields.join(', ')}${formCell(type)} |`;
   });
   return [`**${title}**`, '', '| message | fields read (number) |', '|---|---|', ...rows, ''];
 }
