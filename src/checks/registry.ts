@@ -3,6 +3,7 @@ import type { ReadName } from '../cluster/state/state.ts';
 import type { Finding } from '../report/finding.ts';
 import { cacheBackendHealth } from './cachebackend-health.ts';
 import { cachePolicyCoverage } from './cachepolicy-coverage.ts';
+import { controllerLease } from './controller-lease.ts';
 import { cacheTenantHealth } from './cachetenant-health.ts';
 import type { Check, Declaration, ProbeName } from './check.ts';
 import { enginePodInjectionAudit } from './engine-pod-injection.ts';
@@ -14,6 +15,7 @@ import { OFFLINE_INPUT } from './offline-input.ts';
 import { orphanPodCheck } from './orphan-pods.ts';
 import { policyReachability } from './policy-reachability.ts';
 import { probeReachability } from './probe-reachability.ts';
+import { remoteStorageReadiness } from './remote-storage.ts';
 import { runCheck, type CheckInput } from './run.ts';
 import { serverReachability } from './server-reachability.ts';
 import { serverTls } from './server-tls.ts';
@@ -40,6 +42,8 @@ export const CHECKS = [
   imagePullability,
   networkPolicyReachability,
   serverTls,
+  remoteStorageReadiness,
+  controllerLease,
 ] as const;
 
 /**

@@ -10,6 +10,14 @@ export const INSTALL_NAME_LABEL = 'app.kubernetes.io/name';
 export const INSTALL_NAME = 'inference-cache';
 /** The label that tells the components apart (`server`, `controller`, …). */
 export const COMPONENT_LABEL = 'app.kubernetes.io/component';
+/**
+ * The label and value the controller puts on the workloads it runs for a CacheBackend (a managed
+ * Redis, NodeLocal LMCache servers); their pods are named after the backend, not the install.
+ */
+export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY_CONTROLLER = 'inference-cache-controller';
+/** The Lease the controller renews while it leads (upstream's `--leader-elect`, in its own namespace). */
+export const CONTROLLER_LEADER_LEASE = 'inference-cache-controller-leader-lock';
 
 /**
  * The prefix of the install's own annotations. A pod's other annotations (kubectl's last-applied

@@ -13,6 +13,7 @@ import { CACHE_POLICY_KIND } from './cache-policy.ts';
 import { CACHE_TENANT_KIND } from './cache-tenant.ts';
 import { EVENT_KIND } from './event.ts';
 import type { KindDeclaration } from './kind.ts';
+import { LEASE_KIND } from './lease.ts';
 import { NAMESPACE_KIND } from './namespace.ts';
 import { NETWORK_POLICY_KIND } from './network-policy.ts';
 import { NODE_KIND } from './node.ts';
@@ -32,6 +33,7 @@ export const KINDS = {
   networkPolicies: NETWORK_POLICY_KIND,
   secrets: SECRET_KIND,
   namespaces: NAMESPACE_KIND,
+  leases: LEASE_KIND,
 } as const satisfies Readonly<Record<string, KindDeclaration>>;
 
 /** The name of one Kind's collection: a key of {@link KINDS}. */

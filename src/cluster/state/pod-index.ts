@@ -5,7 +5,7 @@
  * @module
  */
 
-import { COMPONENT_LABEL, INSTALL_NAME, INSTALL_NAME_LABEL } from '../kinds/install.ts';
+import { COMPONENT_LABEL, INSTALL_NAME, INSTALL_NAME_LABEL, MANAGED_BY_CONTROLLER, MANAGED_BY_LABEL } from '../kinds/install.ts';
 import { engineSelectorSelects, hasSelector, labelValue } from '../kinds/label-selector.ts';
 import type { InstallRole } from './state.ts';
 import type { CacheBackend } from '../kinds/cache-backend.ts';
@@ -64,9 +64,13 @@ export class SelectorIndex {
   }
 }
 
-/** The role a pod's labels give it in the install; undefined for a pod that is not the install's own. */
+/**
+ * The role a pod's labels give it in the install, undefined for a pod that is not the install's own: the
+ * components labelled with the install's name, and the workloads the controller runs for its backends.
+ */
 export function labelledRole(pod: Pick<Pod, 'labels'>): Exclude<InstallRole, 'engine'> | undefined {
-  if (labelValue(pod.labels, INSTALL_NAME_LABEL) !== INSTALL_NAME) return undefined;
+  if (labelValue(pod.labels, INSTALL_NAME_LABEL) !== INSTALL_NAME)
+    return labelValue(pod.labels, MANAGED_BY_LABEL) === MANAGED_BY_CONTROLLER ? 'workload' : undefined;
   const component = labelValue(pod.labels, COMPONENT_LABEL);
   return component === 'server' ? 'server' : component === 'controller' ? 'controller' : 'workload';
 }

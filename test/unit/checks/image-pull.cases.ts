@@ -160,6 +160,29 @@ export const imagePullCases: readonly Case[] = [
     ],
   },
   {
+    name: "a workload the controller runs for a backend (a managed Redis, labelled managed-by the controller) is the install's: IP004",
+    input: live({
+      pods: ok([
+        pod('managed-5f47b7dcf7-x2x9q', {
+          labels: { 'app.kubernetes.io/name': 'cachebackend', 'app.kubernetes.io/managed-by': 'inference-cache-controller' },
+          phase: 'Pending',
+          imagePullSecrets: ['regcred'],
+          waiting: [{ container: 'redis', image: 'registry.test/library/redis:7', reason: 'ImagePullBackOff', message: 'not found' }],
+        }),
+        pod('other-managed', {
+          labels: { 'app.kubernetes.io/managed-by': 'someone-else' },
+          phase: 'Pending',
+          waiting: [{ container: 'c', image: 'i', reason: 'ImagePullBackOff', message: 'm' }],
+        }),
+      ]),
+      pullSecrets: secrets({ regcred: VALID_DOCKERCONFIGJSON }),
+    }),
+    expected: [
+      ['IP006', 'secret/ns1/regcred', ['pod/ns1/managed-5f47b7dcf7-x2x9q']],
+      ['IP004', 'pod/ns1/managed-5f47b7dcf7-x2x9q', ['"redis"', 'registry.test/library/redis:7', 'from registry "registry.test"']],
+    ],
+  },
+  {
     name: 'pods outside the install and finished pods are not judged',
     input: live({
       pods: ok([
