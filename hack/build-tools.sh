@@ -11,6 +11,9 @@
 #               node = kube-scheduler kube-proxy kubectl kubelet coredns kube-router pause (the real node of
 #               `npm run cluster:up -- --node`; each can be named alone too)
 #               argocd = Argo CD's application-controller and repo-server (`cluster:up -- --node --argocd`)
+#               upstream = the product's controller, server, kvevent-subscriber, kvevent-fake-engine and CLI,
+#               from ../shared/upstream; cert-manager = its controller, webhook and cainjector, from
+#               ../shared/thirdparty (both for `cluster:up -- --node --upstream`)
 # Env: INFERENCECACHE_DOCTOR_CACHE_DIR overrides the cache root; GOMODCACHE/GOCACHE are honoured.
 # The last line printed is the bin dir (same as hack/bin-dir.sh).
 set -euo pipefail
@@ -275,6 +278,74 @@ build_cosign() {
     "-X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION}"
 }
 
+# The real product from its source tree (UPSTREAM_SRC_DIR, read-only): the controller, the server, the
+# KV-event subscriber and fake engine, and the upstream CLI (whose `doctor` the parity tests run), static,
+# with the flags of the product's own Dockerfile, all in one `go build` so they share its work. The
+# tree is not a git checkout: the folder is keyed by UPSTREAM_COMMIT and holds a digest of the Go
+# sources it was built from (`.source-digest`), so an edited tree is rebuilt. The sources are copied to a
+# writable folder first (go build may touch go.sum).
+upstream_digest() {
+  [[ -f "${UPSTREAM_SRC_DIR}/go.mod" ]] || { log "the product's source tree is not at ${UPSTREAM_SRC_DIR}"; exit 1; }
+  (cd "$UPSTREAM_SRC_DIR" && find . -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print0 |
+    LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+}
+
+UPSTREAM_PROGRAMS=(controller server kvevent-subscriber kvevent-fake-engine inferencecache)
+
+build_upstream() {
+  local digest dir="$UPSTREAM_DIR"
+  digest=$(upstream_digest)
+  if [[ "$(cat "${dir}/.source-digest" 2>/dev/null)" != "$digest" ]]; then rm -rf "$dir"; fi
+  local p missing=()
+  for p in "${UPSTREAM_PROGRAMS[@]}"; do [[ -x "${dir}/${p}" ]] || missing+=("$p"); done
+  if [[ ${#missing[@]} -eq 0 ]]; then log "upstream-${UPSTREAM_COMMIT}: ${UPSTREAM_PROGRAMS[*]} already built, skipping"; return 0; fi
+  local work="${CP_WORK_ROOT}/upstream-${UPSTREAM_COMMIT}"
+  rm -rf "$work"
+  mkdir -p "$work" "$dir"
+  (cd "$UPSTREAM_SRC_DIR" && tar --exclude=./site --exclude=./rust --exclude=./docs -cf - .) | (cd "$work" && tar -xf -)
+  chmod -R u+w "$work"
+  local start end pkgs=()
+  for p in "${missing[@]}"; do pkgs+=("./cmd/${p}"); done
+  start=$(date +%s)
+  log "building the product (${missing[*]}) from ${UPSTREAM_SRC_DIR} -> ${dir}"
+  (cd "$work" && nice -n 10 go build -trimpath \
+    -ldflags "-s -w -X github.com/cachebox-project/inference-cache/internal/version.GitCommit=${UPSTREAM_COMMIT}" \
+    -o "${work}/out/" "${pkgs[@]}")
+  for p in "${missing[@]}"; do mv -f "${work}/out/${p}" "${dir}/${p}"; done
+  echo "$digest" > "${dir}/.source-digest"
+  rm -rf "$work"
+  end=$(date +%s)
+  log "built the product in $((end - start))s ($(du -ch "${dir}"/* | tail -1 | cut -f1))"
+}
+
+# cert-manager's three components from their cmd/* modules (THIRDPARTY_SRC_DIR), each in a writable copy
+# whose replace of the main module by `../../` is swapped for the module proxy's release of it.
+build_cert_manager_one() {
+  local name="$1"
+  have "${CERT_MANAGER_DIR}/${name}" && return 0
+  local src="${THIRDPARTY_SRC_DIR}/cert-manager-${CERT_MANAGER_VERSION}/cmd/${name}"
+  [[ -f "${src}/go.mod" ]] || { log "cert-manager's cmd/${name} is not at ${src}"; exit 1; }
+  local work="${CP_WORK_ROOT}/cert-manager-${CERT_MANAGER_VERSION}-${name}"
+  rm -rf "$work"
+  mkdir -p "$work"
+  cp -r "${src}/." "$work/"
+  chmod -R u+w "$work"
+  quiet "$work" go mod edit -dropreplace=github.com/cert-manager/cert-manager \
+    "-require=github.com/cert-manager/cert-manager@${CERT_MANAGER_VERSION}"
+  if [[ "$name" == controller ]]; then
+    quiet "$work" go mod edit "-replace=github.com/Venafi/vcert/v5=github.com/Venafi/vcert/v5@${CERT_MANAGER_VCERT_VERSION}"
+  fi
+  build_bin "$CERT_MANAGER_DIR" "$name" "$work" . \
+    "-X github.com/cert-manager/cert-manager/pkg/util.AppVersion=${CERT_MANAGER_VERSION} -X github.com/cert-manager/cert-manager/pkg/util.AppGitCommit=${CERT_MANAGER_VERSION}"
+  rm -rf "$work"
+}
+
+build_cert_manager() {
+  build_cert_manager_one webhook
+  build_cert_manager_one cainjector
+  build_cert_manager_one controller
+}
+
 link_set() {
   mkdir -p "$CP_SET_DIR"
   local pair
@@ -285,7 +356,11 @@ link_set() {
       "kubectl:${KUBECTL_DIR}/kubectl" \
       "kubelet:${KUBELET_DIR}/kubelet" "coredns:${COREDNS_DIR}/coredns" \
       "kube-router:${KUBE_ROUTER_DIR}/kube-router" "pause:${PAUSE_DIR}/pause" "argocd:${ARGOCD_DIR}/argocd" \
-      "registry:${REGISTRY_DIR}/registry" "cosign:${COSIGN_DIR}/cosign"; do
+      "registry:${REGISTRY_DIR}/registry" "cosign:${COSIGN_DIR}/cosign" \
+      "cert-manager-controller:${CERT_MANAGER_DIR}/controller" "cert-manager-webhook:${CERT_MANAGER_DIR}/webhook" \
+      "cert-manager-cainjector:${CERT_MANAGER_DIR}/cainjector" "upstream-controller:${UPSTREAM_DIR}/controller" \
+      "upstream-server:${UPSTREAM_DIR}/server" "upstream-kvevent-subscriber:${UPSTREAM_DIR}/kvevent-subscriber" \
+      "upstream-kvevent-fake-engine:${UPSTREAM_DIR}/kvevent-fake-engine" "upstream-inferencecache:${UPSTREAM_DIR}/inferencecache"; do
     local link="${CP_SET_DIR}/${pair%%:*}" target="${pair#*:}"
     if [[ -x "$target" ]]; then ln -sfn "$target" "$link"; fi
   done
@@ -304,7 +379,7 @@ ensure_api_protos() {
 }
 
 components=("$@")
-[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node argocd registry cosign api-protos)
+[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node argocd registry cosign api-protos upstream cert-manager)
 log "versions: etcd ${ETCD_VERSION}, kubernetes ${KUBERNETES_VERSION} (kubelet ${KUBELET_VERSION}), helm ${HELM3_VERSION} / ${HELM4_VERSION}; go $(go env GOVERSION)"
 for c in "${components[@]}"; do
   case "$c" in
@@ -325,6 +400,8 @@ for c in "${components[@]}"; do
     registry) build_registry ;;
     cosign) build_cosign ;;
     api-protos) ensure_api_protos ;;
+    upstream) build_upstream ;;
+    cert-manager) build_cert_manager ;;
     node) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR"; build_kube kube-proxy "$KUBE_PROXY_DIR"; build_kube kubectl "$KUBECTL_DIR"
       build_kube kubelet "$KUBELET_DIR" "$KUBELET_VERSION"; build_coredns; build_kube_router; build_pause ;;
     *) log "unknown component: $c"; exit 2 ;;

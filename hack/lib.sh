@@ -30,3 +30,9 @@ KUBECTL_DIR="$(cp_component_dir kubectl "${KUBERNETES_VERSION}")"
 ARGOCD_DIR="$(cp_component_dir argocd "${ARGOCD_VERSION}")"
 REGISTRY_DIR="$(cp_component_dir registry "${REGISTRY_VERSION}")"
 COSIGN_DIR="$(cp_component_dir cosign "${COSIGN_VERSION}")"
+
+# The product's source tree and the third-party sources beside the project (reference data, read-only).
+UPSTREAM_SRC_DIR="${INFERENCECACHE_DOCTOR_UPSTREAM_DIR:-${HACK_DIR}/../../shared/upstream}"
+THIRDPARTY_SRC_DIR="${INFERENCECACHE_DOCTOR_THIRDPARTY_DIR:-${HACK_DIR}/../../shared/thirdparty}"
+CERT_MANAGER_DIR="$(cp_component_dir cert-manager "${CERT_MANAGER_VERSION}")"
+UPSTREAM_DIR="$(cp_component_dir upstream "${UPSTREAM_COMMIT}")"

@@ -180,10 +180,13 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`demo: ${describeError(err)}\n`);
-    process.exit(1);
-  },
-);
+// `npm run demo -- --upstream`: the real product instead of the sample install (scripts/demo-upstream.ts).
+if (process.argv.includes('--upstream')) await import('./demo-upstream.ts');
+else
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`demo: ${describeError(err)}\n`);
+      process.exit(1);
+    },
+  );

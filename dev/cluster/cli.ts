@@ -5,6 +5,9 @@
 //                                                            as pods (root)
 //   node dev/cluster/cli.ts up --node --argocd               … and Argo CD's repo-server and application-controller,
 //                                                            Redis, and the chart as a Helm repository
+//   node dev/cluster/cli.ts up --node --upstream             … with the real product instead of the sample install:
+//                                                            cert-manager, upstream's config/default (built from
+//                                                            ../shared/upstream) and the doctor's chart beside it
 //   node dev/cluster/cli.ts down                             stops everything and names what was left behind
 //   node dev/cluster/cli.ts status
 // State: ${XDG_RUNTIME_DIR:-os.tmpdir()}/inferencecache-doctor-cluster.json (override: CONTROLPLANE_STATE_FILE).
@@ -16,6 +19,8 @@ import { nodeLeftovers, startNodeCluster, stopNodeCluster, type NodeClusterState
 import { doctorChartArgs, doctorImageValues, pullSecret, registryLoginArgs } from './node/registry.ts';
 import { WORKLOAD_NAMESPACE, deploySampleInstall } from './node/sample-install-pods.ts';
 import { INSTALL_NAMESPACE, applyObjects } from './manifests.ts';
+import { installUpstream } from './upstream/install.ts';
+import { UPSTREAM_DOCTOR_RELEASE, installDoctorChart } from './upstream/doctor-chart.ts';
 import { controlPlaneState, isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
 
 /** The state file of `up --node` also has what taking the node down needs. */
@@ -57,21 +62,30 @@ async function up(args: string[]): Promise<void> {
       throw err;
     });
     const state = record(cluster.state);
-    log('deploying the sample install as pods');
-    await deploySampleInstall(cluster.kc);
-    await applyObjects(cluster.kc, [pullSecret(cluster.registry, INSTALL_NAMESPACE)]);
-    log(
-      `up: ${state.server}; node ${NODE_NAME} Ready; pods ${POD_CIDR}, Services ${SERVICE_CIDR}; sample workload in ${WORKLOAD_NAMESPACE}`,
-    );
+    if (args.includes('--upstream')) {
+      const install = await installUpstream(cluster, { log, variant: args.includes('--server-tls') ? 'server-tls' : 'default' });
+      log(`installing the doctor's chart from the registry beside it (release ${UPSTREAM_DOCTOR_RELEASE})`);
+      installDoctorChart(cluster, UPSTREAM_DOCTOR_RELEASE);
+      log(
+        `up: ${state.server}; node ${NODE_NAME} Ready; the real product (${install.images.controller}) and cert-manager; try: helm test ${UPSTREAM_DOCTOR_RELEASE} -n ${INSTALL_NAMESPACE} --logs`,
+      );
+    } else {
+      log('deploying the sample install as pods');
+      await deploySampleInstall(cluster.kc);
+      await applyObjects(cluster.kc, [pullSecret(cluster.registry, INSTALL_NAMESPACE)]);
+      log(
+        `up: ${state.server}; node ${NODE_NAME} Ready; pods ${POD_CIDR}, Services ${SERVICE_CIDR}; sample workload in ${WORKLOAD_NAMESPACE}`,
+      );
+      log('try: the chart and the doctor image are in the node registry (pulled with the pull secret registry-creds):');
+      log(
+        `  helm ${registryLoginArgs(cluster.registry).join(' ')} && helm install doctor ${doctorChartArgs(cluster.registry).join(' ')} -n ${INSTALL_NAMESPACE} ${doctorImageValues(
+          cluster.registry,
+        )
+          .map((v) => `--set ${v}`)
+          .join(' ')} && helm test doctor -n ${INSTALL_NAMESPACE} --logs`,
+      );
+    }
     const { registry } = cluster;
-    log('try: the chart and the doctor image are in the node registry (pulled with the pull secret registry-creds):');
-    log(
-      `  helm ${registryLoginArgs(registry).join(' ')} && helm install doctor ${doctorChartArgs(registry).join(' ')} -n ${INSTALL_NAMESPACE} ${doctorImageValues(
-        registry,
-      )
-        .map((v) => `--set ${v}`)
-        .join(' ')} && helm test doctor -n ${INSTALL_NAMESPACE} --logs`,
-    );
     log(
       `image registry: https://${registry.host} (user ${registry.user}, password ${registry.password}, CA ${registry.caFile}; containerd trusts it)`,
     );
@@ -130,7 +144,7 @@ try {
   else if (cmd === 'down') await down();
   else if (cmd === 'status') status();
   else {
-    console.error('usage: cli.ts up [--with-controller-manager | --node [--argocd]] | down | status');
+    console.error('usage: cli.ts up [--with-controller-manager | --node [--argocd] [--upstream [--server-tls]]] | down | status');
     process.exitCode = 2;
   }
 } catch (err) {

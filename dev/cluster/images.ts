@@ -37,7 +37,7 @@ export const IMAGES = {
 export const REFERENCE_SERVER_ENTRY = '/reference-server.mjs';
 
 /** Whether `archive` is missing or older than any of `inputs`. */
-function stale(archive: string, inputs: readonly string[]): boolean {
+export function stale(archive: string, inputs: readonly string[]): boolean {
   if (!existsSync(archive)) return true;
   const built = statSync(archive).mtimeMs;
   return inputs.some((f) => statSync(f).mtimeMs > built);
@@ -71,7 +71,7 @@ function imageWithFile(
 }
 
 /** A one-file image from scratch: the program as entrypoint, run as `user`. */
-function scratchImage(ref: string, program: string, target: string, user: string, archive: string): void {
+export function scratchImage(ref: string, program: string, target: string, user: string, archive: string): void {
   imageWithFile(ref, 'scratch', program, target, '0555', ['--entrypoint', JSON.stringify([target]), '--user', user], archive);
 }
 

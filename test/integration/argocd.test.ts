@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { createBackend, reconciledBackendStatus } from '../../dev/cluster/objects.ts';
 import { CACHE_BACKENDS, INSTALL_NAMESPACE, applyObjects, createNamespace, writeStatus } from '../../dev/cluster/manifests.ts';
-import { ARGOCD_NAMESPACE, CHART_NAME, missingForArgoCd } from '../../dev/cluster/node/argocd.ts';
+import { ARGOCD_NAMESPACE, missingForArgoCd } from '../../dev/cluster/node/argocd.ts';
 import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../../dev/cluster/node/node.ts';
 import { PULL_SECRET_NAME, pullSecret } from '../../dev/cluster/node/registry.ts';
 import { REMOTE_ENDPOINT, WORKLOAD_NAMESPACE, deploySampleInstall, setServerHealth } from '../../dev/cluster/node/sample-install-pods.ts';
@@ -16,6 +16,7 @@ import { pollUntil } from '../../dev/poll.ts';
 import { HELM_MUST_RUN, reportIn } from '../support/helm.ts';
 import { ensureImage } from '../support/image/build.ts';
 import { assertReportSchema } from '../support/report-schema.ts';
+import { APPLICATIONS, applications, hookEntry } from '../support/argocd-apps.ts';
 
 const missing = [...missingForNode(), ...missingForArgoCd()];
 if (missing.length > 0 && HELM_MUST_RUN) throw new Error(`Argo CD on the real node must run under CI: missing ${missing.join(', ')}`);
@@ -23,28 +24,6 @@ const skip = missing.length > 0;
 const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see docs/real-node.md "Argo CD")` : '';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const APPLICATIONS = { group: 'argoproj.io', version: 'v1alpha1', plural: 'applications' } as const;
-
-/** The parts of an Application's status the tests read (`argocd app get` shows the same). */
-interface ApplicationStatus {
-  readonly operationState?: {
-    readonly phase?: string;
-    readonly message?: string;
-    readonly startedAt?: string;
-    readonly finishedAt?: string;
-    readonly syncResult?: {
-      readonly revision?: string;
-      readonly resources?: readonly {
-        readonly kind: string;
-        readonly name: string;
-        readonly hookType?: string;
-        readonly hookPhase?: string;
-        readonly message?: string;
-      }[];
-    };
-  };
-}
-
 /** The node's registry, where the doctor image built here is pushed (set once the cluster runs). */
 let registryHost = '';
 
@@ -62,62 +41,17 @@ describe.skipIf(skip)(`Argo CD v3.6.2 syncs the chart and runs the PostSync doct
   let cluster: NodeCluster;
   const core = () => cluster.kc.makeApiClient(CoreV1Api);
   const custom = () => cluster.kc.makeApiClient(CustomObjectsApi);
+  const apps = () => applications(cluster.kc, cluster.argocd);
+  const createApplication = (name: string, values: Record<string, unknown>, revision?: string) => apps().create(name, values, revision);
+  const application = (name: string) => apps().status(name);
+  const operationEnded = (name: string, since?: string) => apps().operationEnded(name, since);
+  const deleteApplication = (name: string) => apps().remove(name);
   const pod = (name: string): Promise<V1Pod | undefined> =>
     core()
       .readNamespacedPod({ namespace: INSTALL_NAMESPACE, name })
       .catch(() => undefined);
   const refreshBackend = () =>
     writeStatus(cluster.kc, { ...CACHE_BACKENDS, namespace: WORKLOAD_NAMESPACE, name: 'chat' }, healthyBackendStatus(REMOTE_ENDPOINT));
-
-  /** Creates (or replaces) the Application `name`: the chart from the Helm repository, automated sync. */
-  const createApplication = async (name: string, values: Record<string, unknown>, revision?: string): Promise<void> => {
-    const argocd = cluster.argocd;
-    if (argocd === undefined) throw new Error('no Argo CD');
-    await custom().createNamespacedCustomObject({
-      ...APPLICATIONS,
-      namespace: ARGOCD_NAMESPACE,
-      body: {
-        apiVersion: 'argoproj.io/v1alpha1',
-        kind: 'Application',
-        metadata: { name, namespace: ARGOCD_NAMESPACE },
-        spec: {
-          project: 'default',
-          source: {
-            repoURL: argocd.helmRepoUrl,
-            chart: CHART_NAME,
-            targetRevision: revision ?? argocd.chartVersion,
-            helm: { releaseName: name, valuesObject: values },
-          },
-          destination: { server: 'https://kubernetes.default.svc', namespace: INSTALL_NAMESPACE },
-          // Without `retry`, v3.6.2 retries a failed automated sync 5 times (controller/appcontroller.go),
-          // each running the hook again; the chart README tells operators to set this.
-          syncPolicy: { automated: {}, retry: { limit: 0 } },
-        },
-      },
-    });
-  };
-  const application = async (name: string): Promise<ApplicationStatus> =>
-    ((await custom().getNamespacedCustomObject({ ...APPLICATIONS, namespace: ARGOCD_NAMESPACE, name })) as { status?: ApplicationStatus })
-      .status ?? {};
-  /** Waits until the Application's operation has ended (after `since`, when given); returns its state. */
-  const operationEnded = async (name: string, since?: string): Promise<NonNullable<ApplicationStatus['operationState']>> => {
-    let state: ApplicationStatus['operationState'];
-    await pollUntil(`Application ${name}'s sync ended`, { timeoutMs: 300_000, intervalMs: 1_000 }, async () => {
-      state = (await application(name)).operationState;
-      const phase = state?.phase ?? '';
-      const fresh = since === undefined || (state?.startedAt ?? '') > since;
-      return (fresh && ['Succeeded', 'Failed', 'Error'].includes(phase)) || `phase ${phase || 'none'}`;
-    });
-    if (state === undefined) throw new Error('no operation state');
-    return state;
-  };
-  const deleteApplication = async (name: string): Promise<void> => {
-    await custom()
-      .deleteNamespacedCustomObject({ ...APPLICATIONS, namespace: ARGOCD_NAMESPACE, name })
-      .catch(() => undefined);
-  };
-  const hookEntry = (state: NonNullable<ApplicationStatus['operationState']>) =>
-    state.syncResult?.resources?.find((r) => r.hookType === 'PostSync' && r.kind === 'Pod');
 
   beforeAll(async () => {
     requireBundle();

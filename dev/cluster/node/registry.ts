@@ -88,13 +88,18 @@ export function v2Status(registry: Pick<NodeRegistry, 'host' | 'caFile'>, auth?:
   });
 }
 
-/** containerd's hosts folder for the registry: pull and resolve from it, trusting its CA. */
+/**
+ * containerd's hosts folder for the registry: pull and resolve from it, trusting its CA. The CA is given
+ * to the `server` too: when the host answers that an image is not there, containerd tries the server
+ * as a fallback, and without the CA the kubelet would report a certificate error instead of "not found".
+ */
 function writeHosts(hostsDir: string, host: string, caFile: string): void {
   const dir = join(hostsDir, host);
   mkdirSync(dir, { recursive: true });
+  const ca = JSON.stringify(caFile);
   writeFileSync(
     join(dir, 'hosts.toml'),
-    `server = "https://${host}"\n\n[host."https://${host}"]\n  capabilities = ["pull", "resolve"]\n  ca = ${JSON.stringify(caFile)}\n`,
+    `server = "https://${host}"\nca = ${ca}\n\n[host."https://${host}"]\n  capabilities = ["pull", "resolve"]\n  ca = ${ca}\n`,
   );
 }
 
@@ -142,18 +147,14 @@ export function doctorRepository(registry: Pick<NodeRegistry, 'host'>): string {
  * with the project's version, as a release pushes it: the node pulls it from there, with a pull secret.
  */
 export function publishDoctorImage(registry: NodeRegistry): void {
-  const id = buildahOutput(['pull', '--quiet', `oci-archive:${IMAGE_ARCHIVE}`]);
-  const creds = `${registry.user}:${registry.password}`;
-  buildah([
-    'push',
-    '--quiet',
-    '--cert-dir',
-    registry.certDir,
-    '--creds',
-    creds,
-    id,
-    `docker://${doctorRepository(registry)}:${PACKAGE.version}`,
-  ]);
+  pushArchive(registry, IMAGE_ARCHIVE, `${doctorRepository(registry)}:${PACKAGE.version}`);
+}
+
+/** Pushes the image of an OCI archive to `ref` in the registry, with its credentials and CA. */
+export function pushArchive(registry: NodeRegistry, archive: string, ref: string): void {
+  // buildah pushes from its storage: the archive is read into it (a no-op when it holds it already).
+  const id = buildahOutput(['pull', '--quiet', `oci-archive:${archive}`]);
+  buildah(['push', '--quiet', '--cert-dir', registry.certDir, '--creds', `${registry.user}:${registry.password}`, id, `docker://${ref}`]);
 }
 
 /** The `.dockerconfigjson` of a pull secret for `host` with `user`:`password`, base64 as a Secret's data holds it. */
