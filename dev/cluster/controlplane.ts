@@ -143,18 +143,55 @@ const ADMIN_USER = 'inferencecache-test-admin';
 const LOOPBACK = '127.0.0.1';
 const SA_ISSUER = 'https://kubernetes.default.svc';
 
-/** Returns n distinct free loopback ports. */
+/** The kernel's ephemeral port range (Linux), or undefined where it cannot be read. */
+function ephemeralRange(): readonly [number, number] | undefined {
+  try {
+    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return low !== undefined && high !== undefined && low > 0 && high >= low ? [low, high] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Listens on `port` (0: any) of 127.0.0.1; resolves to the server, or undefined when the port is taken. */
+function tryListen(port: number): Promise<net.Server | undefined> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(undefined));
+    srv.listen(port, '127.0.0.1', () => resolve(srv));
+  });
+}
+
+/**
+ * The ports handed out: below the ephemeral range and below Kubernetes' NodePort range (30000-32767),
+ * which kube-proxy programs on the node's addresses.
+ */
+const FIXED_PORTS_FROM = 20_000;
+const FIXED_PORTS_TO = 29_999;
+
+/**
+ * Returns n distinct free loopback ports, for programs started next to listen on. They are taken below
+ * the kernel's ephemeral range: a port from that range (what listening on port 0 gives) can be taken as
+ * the source port of any outgoing connection between this call and the program's own listen, which a
+ * busy node (kubelet, containerd, Argo CD) makes many of; a port outside it can only be taken by
+ * another listener, which this check would have seen.
+ */
 export async function freePorts(n: number): Promise<number[]> {
+  const range = ephemeralRange();
+  const highest = Math.min((range?.[0] ?? 0) - 1, FIXED_PORTS_TO);
   const servers: net.Server[] = [];
   try {
     const ports: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const srv = net.createServer();
+    for (let attempts = 0; ports.length < n; attempts++) {
+      const fixed = highest - FIXED_PORTS_FROM > 1_000 && attempts < 50 * n;
+      const candidate = fixed ? FIXED_PORTS_FROM + Math.floor(Math.random() * (highest - FIXED_PORTS_FROM + 1)) : 0;
+      if (candidate !== 0 && ports.includes(candidate)) continue;
+      const srv = await tryListen(candidate);
+      if (srv === undefined) {
+        if (candidate === 0) throw new Error('no free loopback port');
+        continue;
+      }
       servers.push(srv);
-      await new Promise<void>((resolve, reject) => {
-        srv.once('error', reject);
-        srv.listen(0, '127.0.0.1', () => resolve());
-      });
       ports.push((srv.address() as net.AddressInfo).port);
     }
     return ports;

@@ -474,6 +474,7 @@ describe.skipIf(kubeconfig === '')(`a cluster without the CRDs${skipReason}`, ()
         ['API001', 'EnginePodInjectionAudit', 'CacheBackend'],
         ['API001', 'CacheTenantHealth', 'CacheTenant'],
         ['API001', 'CachePolicyCoverage', 'CacheBackend'],
+        ['API001', 'RemoteStorageReadiness', 'CacheBackend'],
       ]);
       expect(report.findings[0]?.message).toMatch(/cachebackends\.inferencecache\.io\/v1alpha1.*CRD/);
       expect(result.code).toBe(2);
