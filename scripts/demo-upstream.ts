@@ -12,11 +12,12 @@ import { BUNDLE, bundleIsStale, ensureBundle } from '../dev/bundle.ts';
 import { resolveBinaries } from '../dev/cluster/controlplane.ts';
 import { INSTALL_NAMESPACE, applyObjects } from '../dev/cluster/manifests.ts';
 import { missingForNode, startNodeCluster } from '../dev/cluster/node/node.ts';
-import { helmIn } from '../dev/cluster/upstream/cert-manager.ts';
+import { nodeHelm } from '../dev/cluster/node/registry.ts';
 import { UPSTREAM_DOCTOR_RELEASE, installDoctorChart } from '../dev/cluster/upstream/doctor-chart.ts';
 import { installUpstream } from '../dev/cluster/upstream/install.ts';
 import { missingForUpstream } from '../dev/cluster/upstream/programs.ts';
 import {
+  backendConditionReached,
   eventsOnlyBackend,
   fakeEnginePod,
   managedRedisBackend,
@@ -24,9 +25,7 @@ import {
   workloadNamespace,
 } from '../dev/cluster/upstream/workloads.ts';
 import { PROJECT_ROOT } from '../dev/paths.ts';
-import { pollUntil } from '../dev/poll.ts';
 import { describeError } from '../src/text/errors.ts';
-import { CustomObjectsApi } from '@kubernetes/client-node';
 
 const started = Date.now();
 function step(text: string): void {
@@ -71,25 +70,14 @@ async function main(): Promise<number> {
       managedRedisBackend('demo-broken', 'managed-redis', 'vllm-redis', cluster.registry),
     ]);
     await applyObjects(cluster.kc, [fakeEnginePod('demo-broken', 'engine-0', 'vllm-mp', product.images)]);
-    const custom = cluster.kc.makeApiClient(CustomObjectsApi);
-    await pollUntil('the controller marking demo-events/events Ready', { timeoutMs: 180_000, intervalMs: 1_000 }, async () => {
-      const b = (await custom.getNamespacedCustomObject({
-        group: 'inferencecache.io',
-        version: 'v1alpha1',
-        plural: 'cachebackends',
-        namespace: 'demo-events',
-        name: 'events',
-      })) as { status?: { conditions?: { type: string; status: string; reason?: string }[] } };
-      const ready = b.status?.conditions?.find((c) => c.type === 'Ready');
-      return ready?.status === 'True' || `Ready=${ready?.status ?? '?'} ${ready?.reason ?? ''}`;
-    });
+    await backendConditionReached(cluster.kc, 'demo-events', 'events', 'Ready', 'True', (c) => c.status === 'True');
     step(`installing the doctor's chart from the registry and running: helm test ${UPSTREAM_DOCTOR_RELEASE} --logs`);
     installDoctorChart(cluster, UPSTREAM_DOCTOR_RELEASE);
     const helm = resolveBinaries().helm4;
     const kubeconfig = cluster.state.controlPlane.kubeconfigPath;
     let logs = '';
     try {
-      logs = helmIn(helm, cluster.state.dir, kubeconfig, ['test', UPSTREAM_DOCTOR_RELEASE, '-n', INSTALL_NAMESPACE, '--logs']);
+      logs = nodeHelm(helm, cluster.state.dir, ['test', UPSTREAM_DOCTOR_RELEASE, '-n', INSTALL_NAMESPACE, '--logs'], { kubeconfig });
     } catch (err) {
       logs = describeError(err);
     }

@@ -143,11 +143,11 @@ const ADMIN_USER = 'inferencecache-test-admin';
 const LOOPBACK = '127.0.0.1';
 const SA_ISSUER = 'https://kubernetes.default.svc';
 
-/** The kernel's ephemeral port range (Linux), or undefined where it cannot be read. */
-function ephemeralRange(): readonly [number, number] | undefined {
+/** The lowest port of the kernel's ephemeral range (Linux), or undefined where it cannot be read. */
+function ephemeralLow(): number | undefined {
   try {
-    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    return low !== undefined && high !== undefined && low > 0 && high >= low ? [low, high] : undefined;
+    const low = Number(fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : undefined;
   } catch {
     return undefined;
   }
@@ -177,8 +177,7 @@ const FIXED_PORTS_TO = 29_999;
  * another listener, which this check would have seen.
  */
 export async function freePorts(n: number): Promise<number[]> {
-  const range = ephemeralRange();
-  const highest = Math.min((range?.[0] ?? 0) - 1, FIXED_PORTS_TO);
+  const highest = Math.min((ephemeralLow() ?? 0) - 1, FIXED_PORTS_TO);
   const servers: net.Server[] = [];
   try {
     const ports: number[] = [];

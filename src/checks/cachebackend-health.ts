@@ -8,7 +8,7 @@ import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { hasSelector } from '../cluster/kinds/label-selector.ts';
 import { podIndex } from '../cluster/state/pod-index.ts';
-import { conditionOf, timeOf } from './helpers.ts';
+import { backendResource, conditionOf, isExternal, timeOf } from './helpers.ts';
 import type { CacheBackend } from '../cluster/kinds/cache-backend.ts';
 import type { Pod } from '../cluster/kinds/pod.ts';
 import type { Read } from '../cluster/kinds/kind.ts';
@@ -51,28 +51,19 @@ const CODES = {
 /** KV events older than this mean the engine stopped reporting. Fixed, as upstream. */
 export const STALE_WINDOW_MS = 2 * 60 * 1000;
 
-/** An External backend is judged only on readiness and its endpoint; anything else is managed. */
-function isExternal(b: CacheBackend): boolean {
-  return b.remoteStorage?.ownership === 'External';
-}
-
-function resourceOf(b: CacheBackend): string {
-  return `cachebackend/${b.namespace}/${b.name}`;
-}
-
 function readyAxis(emit: EmitFor<typeof CODES>, b: CacheBackend): Finding[] {
   const ready = conditionOf(b.conditions, 'Ready');
   if (ready === undefined) {
     return [
       emit(
         'CB001',
-        resourceOf(b),
+        backendResource(b),
         'no Ready condition yet: the controller has not reconciled this backend, or has never seen a KV event for it',
       ),
     ];
   }
   if (ready.status === 'True') return [];
-  return [emit('CB001', resourceOf(b), `Ready=${ready.status} (reason ${ready.reason}): ${ready.message}`)];
+  return [emit('CB001', backendResource(b), `Ready=${ready.status} (reason ${ready.reason}): ${ready.message}`)];
 }
 
 /**
@@ -88,7 +79,7 @@ function selectorAxis(emit: EmitFor<typeof CODES>, b: CacheBackend, selected: Re
     return [
       emit(
         'API001',
-        resourceOf(b),
+        backendResource(b),
         `the engine pods this backend selects could not be counted, so the selector check is inconclusive: ${selected.error}`,
       ),
     ];
@@ -99,7 +90,7 @@ function selectorAxis(emit: EmitFor<typeof CODES>, b: CacheBackend, selected: Re
   return [
     emit(
       'CB002',
-      resourceOf(b),
+      backendResource(b),
       'no engine pod matches spec.engineSelector (matchedEnginePods is 0, LikelySelectorMismatch): the engine Deployment may be missing or scaled to zero, or its pod labels no longer match the selector',
     ),
   ];
@@ -113,7 +104,7 @@ function eventFreshnessAxis(emit: EmitFor<typeof CODES>, b: CacheBackend, now: D
     return [
       emit(
         'CB003',
-        resourceOf(b),
+        backendResource(b),
         'no KV event has ever been observed (EngineNotReportingState): neither status.firstKVEventObservedAt nor status.indexParticipation.lastEventAt is set, so the engine may not publish KV events or the subscriber sidecar may be missing',
       ),
     ];
@@ -124,7 +115,7 @@ function eventFreshnessAxis(emit: EmitFor<typeof CODES>, b: CacheBackend, now: D
   return [
     emit(
       'CB004',
-      resourceOf(b),
+      backendResource(b),
       `the last KV event (status.indexParticipation.lastEventAt) is ${formatGoDuration(roundToSecondMs(age))} old, beyond the ${formatGoDuration(STALE_WINDOW_MS)} freshness window (EngineStale): KV events have stopped arriving`,
     ),
   ];
@@ -137,7 +128,7 @@ function functionalProbeAxis(emit: EmitFor<typeof CODES>, b: CacheBackend): Find
   return [
     emit(
       'CB007',
-      resourceOf(b),
+      backendResource(b),
       `FunctionalProbeOK=${probe.status} (reason ${probe.reason}): the controller's end-to-end self-test of this backend is failing: ${probe.message}`,
     ),
   ];
@@ -146,12 +137,12 @@ function functionalProbeAxis(emit: EmitFor<typeof CODES>, b: CacheBackend): Find
 function endpointAxis(emit: EmitFor<typeof CODES>, b: CacheBackend, dials: ReadonlyMap<string, DialResult> | undefined): Finding[] {
   if (b.remoteStorage === undefined) return [];
   if (b.endpoint === undefined) {
-    return [emit('CB005', resourceOf(b), 'status.remoteStorage.endpoint is empty: the remote tier has not published an address yet')];
+    return [emit('CB005', backendResource(b), 'status.remoteStorage.endpoint is empty: the remote tier has not published an address yet')];
   }
   const dial = dials?.get(b.endpoint.value);
   if (dial === undefined || dial.ok) return [];
   const message = `${b.endpoint.field} ${goQuote(b.endpoint.value)} does not accept TCP connections: ${dial.error}`;
-  return [emit('CB005', resourceOf(b), `${message}${settleNote(dial.settling)}`)];
+  return [emit('CB005', backendResource(b), `${message}${settleNote(dial.settling)}`)];
 }
 
 function healthySummary(b: CacheBackend, dials: ReadonlyMap<string, DialResult> | undefined): string {
@@ -184,7 +175,7 @@ export const cacheBackendHealth = defineCheck({
         ...functionalProbeAxis(emit, b),
         ...endpointAxis(emit, b, dials),
       ];
-      return found.length > 0 ? found : [emit('CB006', resourceOf(b), healthySummary(b, dials))];
+      return found.length > 0 ? found : [emit('CB006', backendResource(b), healthySummary(b, dials))];
     });
   },
 });

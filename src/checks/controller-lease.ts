@@ -22,7 +22,7 @@ const DEFAULT_LEASE_SECONDS = 15;
  * less than a minute, so that a leader change in progress or a skewed workstation clock is not a stopped
  * controller. A leader renews every few seconds.
  */
-export function staleAfterMs(lease: ControllerLease): number {
+function staleAfterMs(lease: ControllerLease): number {
   const seconds = Number(lease.leaseDurationSeconds ?? DEFAULT_LEASE_SECONDS);
   const valid = Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULT_LEASE_SECONDS;
   return Math.max(60_000, 4 * valid * 1000);
@@ -48,11 +48,12 @@ export const controllerLease = defineCheck({
       if (renewed === undefined) return emit('CL001', resource, `the leader Lease is held by ${goQuote(holder)} but has no renewTime`);
       const age = now.getTime() - renewed;
       const ago = formatGoDuration(roundToSecondMs(Math.max(0, age)));
-      if (age > staleAfterMs(lease))
+      const bound = staleAfterMs(lease);
+      if (age > bound)
         return emit(
           'CL001',
           resource,
-          `the leader Lease was last renewed ${ago} ago, by ${goQuote(holder)}, beyond the ${formatGoDuration(staleAfterMs(lease))} it may be late: no controller is running and leading`,
+          `the leader Lease was last renewed ${ago} ago, by ${goQuote(holder)}, beyond the ${formatGoDuration(bound)} it may be late: no controller is running and leading`,
         );
       return emit('CL002', resource, `the controller ${goQuote(holder)} leads, its Lease renewed ${ago} ago`);
     });

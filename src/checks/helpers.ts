@@ -1,9 +1,20 @@
 import { goQuote } from '../go/quote.ts';
+import type { CacheBackend } from '../cluster/kinds/cache-backend.ts';
 import type { Condition } from '../cluster/kinds/conditions.ts';
 
 /** The first condition of the given type, matched exactly. */
 export function conditionOf(conditions: readonly Condition[], type: string): Condition | undefined {
   return conditions.find((c) => c.type === type);
+}
+
+/** Whether a backend's remote tier is the operator's (`ownership: External`) rather than the controller's. */
+export function isExternal(b: Pick<CacheBackend, 'remoteStorage'>): boolean {
+  return b.remoteStorage?.ownership === 'External';
+}
+
+/** A CacheBackend as findings name it. */
+export function backendResource(b: Pick<CacheBackend, 'namespace' | 'name'>): string {
+  return `cachebackend/${b.namespace}/${b.name}`;
 }
 
 const utf8 = new TextEncoder();

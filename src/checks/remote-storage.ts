@@ -1,7 +1,7 @@
 import type { CacheBackend } from '../cluster/kinds/cache-backend.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration } from './check.ts';
-import { conditionOf } from './helpers.ts';
+import { backendResource, conditionOf, isExternal } from './helpers.ts';
 
 const CODES = {
   API001,
@@ -13,9 +13,9 @@ const CODES = {
   RS002: { status: 'OK', meaning: "The CacheBackend's managed remote tier is ready.", hint: 'Nothing to do.' },
 } as const satisfies Record<string, CodeDeclaration>;
 
-/** A backend whose remote tier the controller runs (spec.remoteStorage with ownership other than External). */
+/** A backend whose remote tier the controller runs: it has one, and not External. */
 function isManaged(b: CacheBackend): boolean {
-  return b.remoteStorage !== undefined && b.remoteStorage.ownership !== 'External';
+  return b.remoteStorage !== undefined && !isExternal(b);
 }
 
 /**
@@ -31,7 +31,7 @@ export const remoteStorageReadiness = defineCheck({
   probes: {},
   judge({ state }, emit) {
     return state.cacheBackends.filter(isManaged).flatMap((b) => {
-      const resource = `cachebackend/${b.namespace}/${b.name}`;
+      const resource = backendResource(b);
       const remote = conditionOf(b.conditions, 'RemoteStorageReady');
       if (remote === undefined) return [];
       if (remote.status === 'True') return [emit('RS002', resource, `the managed remote tier is ready (reason ${remote.reason})`)];

@@ -34,8 +34,10 @@ import {
 } from '../../dev/cluster/upstream/product.ts';
 import { missingForUpstream, upstreamPrograms } from '../../dev/cluster/upstream/programs.ts';
 import {
+  backendConditionReached,
   eventsOnlyBackend,
   fakeEnginePod,
+  type BackendCondition,
   lmcacheImage,
   managedRedisBackend,
   podLocalBackend,
@@ -60,7 +62,6 @@ const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see docs/re
 const HELM4 = helmBinaries().find((h) => h.name === 'Helm 4');
 const RELEASE = 'doctor';
 const POD = `${RELEASE}-inferencecache-doctor`;
-const CACHE_BACKENDS = { group: GROUP, version: VERSION, plural: 'cachebackends' } as const;
 /** The checks upstream's doctor has: parity is judged on their findings. */
 const UPSTREAM_CHECKS = new Set<string>(CHECKS.slice(0, 9).map((c) => c.name));
 
@@ -70,13 +71,6 @@ const find = (report: JsonReport, code: string, resource?: string): Finding | un
   report.findings.find((f) => f.code === code && (resource === undefined || f.resource === resource));
 const notOk = (report: JsonReport) =>
   report.findings.filter((f) => f.status === 'WARN' || f.status === 'FAIL').map((f) => `${f.code} ${f.resource ?? ''}`);
-
-interface Condition {
-  readonly type: string;
-  readonly status: string;
-  readonly reason?: string;
-  readonly message?: string;
-}
 
 describe.skipIf(skip)(`the real inference-cache, built from its source, with the doctor's Helm test beside it${skipReason}`, () => {
   let cluster: NodeCluster;
@@ -110,20 +104,11 @@ describe.skipIf(skip)(`the real inference-cache, built from its source, with the
     return { ...run, report };
   };
 
-  const backendConditions = async (namespace: string, name: string): Promise<readonly Condition[]> => {
-    const backend = (await custom().getNamespacedCustomObject({ ...CACHE_BACKENDS, namespace, name })) as {
-      status?: { conditions?: Condition[] };
-    };
-    return backend.status?.conditions ?? [];
-  };
   /** Waits until the controller has written condition `type` with one of `reasons`; returns it. */
-  const conditionReached = async (namespace: string, name: string, type: string, reasons: readonly string[]): Promise<Condition> => {
-    let seen: Condition | undefined;
-    await pollUntil(`${namespace}/${name} ${type} reason ${reasons.join(' or ')}`, { timeoutMs: 180_000, intervalMs: 1_000 }, async () => {
-      seen = (await backendConditions(namespace, name)).find((c) => c.type === type);
-      return (seen !== undefined && reasons.includes(seen.reason ?? '')) || `${type}=${seen?.status ?? '?'} ${seen?.reason ?? ''}`;
-    });
-    if (seen === undefined) throw new Error('unreachable');
+  const conditionReached = async (namespace: string, name: string, type: string, reasons: readonly string[]): Promise<BackendCondition> => {
+    const seen = await backendConditionReached(cluster.kc, namespace, name, type, `reason ${reasons.join(' or ')}`, (c) =>
+      reasons.includes(c.reason ?? ''),
+    );
     log(`${namespace}/${name}: ${type}=${seen.status} ${seen.reason ?? ''}: ${seen.message ?? ''}`);
     return seen;
   };

@@ -200,10 +200,16 @@ export function registryLoginArgs(registry: NodeRegistry): string[] {
 }
 
 /**
- * Packages `chartDir` and pushes it to the registry as an OCI artifact, as a release does, with `helm`
- * and a Helm configuration of its own under the registry's folder (the login lives there).
+ * Runs `helm` with the node's own Helm configuration (under the registry's folder, where
+ * {@link publishChart} logged in to the registry), against `kubeconfig` when given; returns its
+ * output, and throws with its stderr when it fails.
  */
-export function publishChart(registry: NodeRegistry, helm: string, chartDir: string, nodeDir: string): void {
+export function nodeHelm(
+  helm: string,
+  nodeDir: string,
+  args: readonly string[],
+  opts: { readonly kubeconfig?: string; readonly timeoutMs?: number } = {},
+): string {
   const home = join(nodeDir, 'registry', 'helm');
   mkdirSync(home, { recursive: true });
   const env = {
@@ -212,9 +218,29 @@ export function publishChart(registry: NodeRegistry, helm: string, chartDir: str
     HELM_CONFIG_HOME: join(home, 'config'),
     HELM_CACHE_HOME: join(home, 'cache'),
     HELM_DATA_HOME: join(home, 'data'),
+    ...(opts.kubeconfig === undefined ? {} : { KUBECONFIG: opts.kubeconfig }),
   };
-  const run = (args: readonly string[]) => execFileSync(helm, [...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  run(['package', chartDir, '--destination', home]);
-  run(registryLoginArgs(registry));
-  run(['push', join(home, `inferencecache-doctor-${PACKAGE.version}.tgz`), chartsRepository(registry), '--ca-file', registry.caFile]);
+  try {
+    return execFileSync(helm, [...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: opts.timeoutMs ?? 600_000 });
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    throw new Error(`helm ${args.slice(0, 2).join(' ')}: ${(e.stderr ?? '').trim() || e.message}`, { cause: err });
+  }
+}
+
+/**
+ * Packages `chartDir` and pushes it to the registry as an OCI artifact, as a release does, with `helm`
+ * and the node's Helm configuration ({@link nodeHelm}; the login stays there).
+ */
+export function publishChart(registry: NodeRegistry, helm: string, chartDir: string, nodeDir: string): void {
+  const home = join(nodeDir, 'registry', 'helm');
+  nodeHelm(helm, nodeDir, ['package', chartDir, '--destination', home]);
+  nodeHelm(helm, nodeDir, registryLoginArgs(registry));
+  nodeHelm(helm, nodeDir, [
+    'push',
+    join(home, `inferencecache-doctor-${PACKAGE.version}.tgz`),
+    chartsRepository(registry),
+    '--ca-file',
+    registry.caFile,
+  ]);
 }

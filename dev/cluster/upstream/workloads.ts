@@ -7,8 +7,9 @@
  *
  * @module
  */
-import type { KubeConfig } from '@kubernetes/client-node';
-import { GROUP, VERSION, applyObjects, createNamespace, type KubeObject } from '../manifests.ts';
+import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { pollUntil } from '../../poll.ts';
+import { CACHE_BACKENDS, GROUP, VERSION, applyObjects, createNamespace, type KubeObject } from '../manifests.ts';
 import { PULL_SECRET_NAME, pullSecret, type NodeRegistry } from '../node/registry.ts';
 import type { UpstreamImageRefs } from './images.ts';
 
@@ -111,4 +112,37 @@ export function fakeEnginePod(namespace: string, name: string, domain: string, i
       containers: [{ name: 'vllm', image: images.kveventFakeEngine }],
     },
   };
+}
+
+/** One condition of a CacheBackend's status, as the controller wrote it. */
+export interface BackendCondition {
+  readonly type: string;
+  readonly status: string;
+  readonly reason?: string;
+  readonly message?: string;
+}
+
+/**
+ * Waits until the controller has written condition `type` of the CacheBackend `namespace/name` in a way
+ * `reached` accepts (`what` says which, for a wait that runs out); returns that condition.
+ */
+export async function backendConditionReached(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  type: string,
+  what: string,
+  reached: (condition: BackendCondition) => boolean,
+): Promise<BackendCondition> {
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  let seen: BackendCondition | undefined;
+  await pollUntil(`${namespace}/${name} ${type} ${what}`, { timeoutMs: 180_000, intervalMs: 1_000 }, async () => {
+    const backend = (await custom.getNamespacedCustomObject({ ...CACHE_BACKENDS, namespace, name })) as {
+      status?: { conditions?: BackendCondition[] };
+    };
+    seen = backend.status?.conditions?.find((c) => c.type === type);
+    return (seen !== undefined && reached(seen)) || `${type}=${seen?.status ?? '?'} ${seen?.reason ?? ''}`;
+  });
+  if (seen === undefined) throw new Error(`${namespace}/${name}: no ${type} condition`);
+  return seen;
 }
