@@ -33,20 +33,34 @@ const IN_POD: PodFiles = {
   terminationLog: '/dev/termination-log',
 };
 
-/** A writer that resolves once `stream` took the text, and at once after its reader has gone (EPIPE). */
-function writerFor(stream: NodeJS.WriteStream): (text: string) => Promise<void> {
-  let gone = false;
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') gone = true;
-  });
-  return (text) =>
-    new Promise((resolve) => {
-      if (gone || stream.destroyed) {
+/** A stream's writer, and why writing to it failed once it has. */
+interface StreamWriter {
+  readonly write: (text: string) => Promise<void>;
+  readonly failure: () => string | undefined;
+}
+
+/**
+ * A writer that resolves once `stream` took the text, and at once after its reader has gone (EPIPE)
+ * or a write failed (ENOSPC on `> /dev/full`): the failure is kept for the command to report.
+ */
+function writerFor(stream: NodeJS.WriteStream): StreamWriter {
+  let failed: string | undefined;
+  const fail = (err: NodeJS.ErrnoException) => {
+    failed ??= err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED' ? 'the reader closed the pipe' : describeError(err);
+  };
+  stream.on('error', fail);
+  const write = (text: string) =>
+    new Promise<void>((resolve) => {
+      if (failed !== undefined || stream.destroyed) {
         resolve();
         return;
       }
-      stream.write(text, () => resolve());
+      stream.write(text, (err) => {
+        if (err !== null && err !== undefined) fail(err);
+        resolve();
+      });
     });
+  return { write, failure: () => failed };
 }
 
 async function start(): Promise<ExitCode> {
@@ -65,12 +79,14 @@ async function start(): Promise<ExitCode> {
   }
   // Everything else loads only now, on a Node that can run it.
   const { runApp } = await import('./app.ts');
+  const stdout = writerFor(process.stdout);
   const io: ProcessIO = {
     argv: process.argv.slice(2),
     env: process.env,
     stdoutIsTTY: process.stdout.isTTY === true,
-    out: writerFor(process.stdout),
-    err: writerFor(process.stderr),
+    out: stdout.write,
+    outError: stdout.failure,
+    err: writerFor(process.stderr).write,
     clock: () => new Date(),
     started: new Date(performance.timeOrigin),
     files: IN_POD,

@@ -33,10 +33,13 @@ export interface CodeDeclaration {
  * - `items`: the check judges the listed objects; a failed list is reported as API001 for the check
  *   by the runner, at the moment the check first looks at it, and the check ends there;
  * - `read`: the check gets the read as it is (items or error) and judges a failure itself;
- * - `optional`: as `read`, but the run may not have gathered it at all (`undefined`).
+ * - `optional`: as `read`, but the run may not have gathered it at all (`undefined`), and the check
+ *   then loses nothing it would judge (context such as suppression annotations);
+ * - `partial`: as `optional`, but without it the check decides only part of its findings (the rest is
+ *   left undecided, never guessed): a run from files that lacks the Kind says so with a WARN (FI002).
  * A check whose `items` or `read` reads were not gathered does not run.
  */
-export type ReadMode = 'items' | 'read' | 'optional';
+export type ReadMode = 'items' | 'read' | 'optional' | 'partial';
 
 /** The reads a check declares, by name; `items` only for list reads. */
 export type ReadDeclaration = { readonly [K in ReadName]?: K extends ListName ? ReadMode : Exclude<ReadMode, 'items'> };

@@ -5,6 +5,8 @@ import { podIndex, type PodIndex } from '../cluster/state/pod-index.ts';
 import { goQuote, goQuoteList } from '../go/quote.ts';
 import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
+import { READS } from '../cluster/state/reads.ts';
+import { readFailedMessage } from './run.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { byteCompare } from './helpers.ts';
 import type { CacheBackend } from '../cluster/kinds/cache-backend.ts';
@@ -39,24 +41,33 @@ function hasValidAnnotation(pod: Pod, backend: CacheBackend): boolean {
  * EnginePodInjectionAudit: every pod selected by exactly one CacheBackend of its namespace must carry
  * proof of injection: the annotation pair naming that backend and its uid, or an injection Event
  * recorded for the pod's current uid. A pod selected by several backends is ambiguous. Pods and Events
- * are looked at only when some backend has a selector.
+ * are looked at only when some backend has a selector. Without Events at all (files that hold none),
+ * the annotation still proves injection (EP002, EP003); only EP001, which needs the absence of an
+ * Event, is left undecided.
  */
 export const enginePodInjectionAudit = defineCheck({
   name: 'EnginePodInjectionAudit',
   codes: CODES,
-  reads: { cacheBackends: 'items', selectedPods: 'items', injectionEvents: 'items' },
+  reads: { cacheBackends: 'items', selectedPods: 'items', injectionEvents: 'partial' },
   probes: {},
   judge({ state }, emit) {
     const backends = state.cacheBackends;
     if (!backends.some((b) => hasSelector(b.matchLabels))) return [];
     const selected = state.selectedPods;
-    return judgePods(emit, selected, state.injectionEvents, podIndex(selected, backends));
+    const events = state.injectionEvents;
+    if (events?.ok === false) return [emit('API001', READS.injectionEvents.kind, readFailedMessage('injectionEvents', events.error))];
+    return judgePods(emit, selected, events?.items, podIndex(selected, backends));
   },
 });
 
-/** The finding of each selected pod, in list order. */
-function judgePods(emit: EmitFor<typeof CODES>, selected: readonly Pod[], injections: readonly EventRecord[], index: PodIndex): Finding[] {
-  const injectedUids = new Set(injections.filter((e) => e.involved.uid !== '').map((e) => e.involved.uid));
+/** The finding of each selected pod, in list order; without `injections` (none given), no EP001. */
+function judgePods(
+  emit: EmitFor<typeof CODES>,
+  selected: readonly Pod[],
+  injections: readonly EventRecord[] | undefined,
+  index: PodIndex,
+): Finding[] {
+  const injectedUids = new Set((injections ?? []).filter((e) => e.involved.uid !== '').map((e) => e.involved.uid));
 
   const findings: Finding[] = [];
   for (const pod of selected) {
@@ -89,7 +100,7 @@ function judgePods(emit: EmitFor<typeof CODES>, selected: readonly Pod[], inject
           `engine pod is selected by CacheBackend ${goQuote(only.name)} and an ${INJECTED_EVENT_REASON} Event exists for its current uid, so the cache plane injected it. The Event does not say which backend did; the ${INJECTED_BY} annotation, which would, is missing or does not check out`,
         ),
       );
-    } else {
+    } else if (injections !== undefined) {
       findings.push(
         emit(
           'EP001',

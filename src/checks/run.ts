@@ -28,7 +28,7 @@ class ReadFailed extends Error {
   override readonly name = 'ReadFailed';
   readonly read: ReadName;
   constructor(read: ReadName, error: string) {
-    super(`listing ${READS[read].kind} objects failed: ${error}`);
+    super(readFailedMessage(read, error));
     this.read = read;
   }
 }
@@ -39,7 +39,9 @@ function declared<K extends string, V>(declaration: { readonly [key in K]?: V })
 
 /** Whether the run gathered every read and probe the check cannot do without. */
 function ready(check: Check, input: CheckInput): boolean {
-  const reads = declared<ReadName, ReadMode>(check.reads).every(([name, mode]) => mode === 'optional' || input.state[name] !== undefined);
+  const reads = declared<ReadName, ReadMode>(check.reads).every(
+    ([name, mode]) => mode === 'optional' || mode === 'partial' || input.state[name] !== undefined,
+  );
   const probes = declared<ProbeName, string>(check.probes).every(([name, mode]) => mode === 'optional' || input.probes[name] !== undefined);
   return reads && probes;
 }
@@ -76,6 +78,11 @@ function probeView(probes: ProbeDeclaration, results: ProbeResults): ProbeResult
   return Object.fromEntries(
     declared<ProbeName, string>(probes).flatMap(([name]) => (results[name] === undefined ? [] : [[name, results[name]]])),
   );
+}
+
+/** What API001 says of a list read that failed: the same words whichever way the check declared the read. */
+export function readFailedMessage(read: ReadName, error: string): string {
+  return `listing ${READS[read].kind} objects failed: ${error}`;
 }
 
 /** API001 for a failed `items` read, naming the Kind that could not be listed. */

@@ -191,6 +191,15 @@ export const DOCTOR_FLAGS = [
       'with `-f`: the instant every age is judged at (an RFC 3339 time); without it, the time an `inferencecache dump` recorded, else the clock',
   },
   {
+    long: 'covers',
+    kind: 'repeatable',
+    value: 'kinds',
+    default: 'the Kinds of the objects and typed lists in the files',
+    help: 'with -f: Kinds the files hold all of (comma-separated, or all); one with no object is judged as none',
+    readme:
+      'with `-f`: Kinds the files hold all of (`Pod,Event`, `pods`, or `all`), comma-separated or repeated: one without objects is judged as none, not as not given (`FI002`); for a plain `List`, which names no Kinds',
+  },
+  {
     long: 'fail-on',
     kind: 'string',
     initial: DEFAULT_FAIL_ON.toLowerCase(),

@@ -34,6 +34,11 @@ export interface DoctorOptions {
   readonly files: readonly string[];
   /** `--now`: with `-f`, the instant ages are judged at, instead of the dump's recorded time or the clock. */
   readonly now?: Date;
+  /**
+   * `--covers`: with `-f`, the Kinds the files hold every object of (as written: Kind or resource names,
+   * or `all`), so that one without objects is judged as empty rather than not given; empty when not told.
+   */
+  readonly covers: readonly string[];
   /** `--fail-on`: the lowest status that counts for the exit code (WARN unless told). */
   readonly failOn: Status;
   /** `--output-threshold`: the lowest status human and table output show (OK unless told: all). */

@@ -1,3 +1,4 @@
+import { parseRfc3339 } from '../go/rfc3339.ts';
 import { parseArgs } from 'node:util';
 import { formatGoDuration, parseGoDuration } from '../go/duration.ts';
 import { defaultFormatOf, formatFor, formatsOf, type Command as FormatCommand, type FormatOf } from '../report/output-formats.ts';
@@ -113,32 +114,42 @@ const LIVE_ONLY_FLAGS: readonly string[] = [
   'pod-labels-file',
 ];
 
-/** An RFC 3339 time with a zone, e.g. `2026-12-05T10:00:00Z` or `2026-12-05T11:00:00.5+01:00`. */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
-
-/** `--now`: an RFC 3339 time. */
+/** `--now`: an RFC 3339 time that names a real instant (`2026-02-30` is refused, not rolled over). */
 function parseNow(text: string): Date {
-  const at = new Date(text);
-  if (!RFC3339.test(text) || Number.isNaN(at.getTime())) {
-    throw new UsageError(`invalid --now ${JSON.stringify(text)}: want an RFC 3339 time such as 2026-12-05T10:00:00Z`);
+  const at = parseRfc3339(text);
+  if (at === undefined) {
+    throw new UsageError(`invalid --now ${JSON.stringify(text)}: want an RFC 3339 time such as 2026-12-05T10:00:00Z, on a day that exists`);
   }
-  return at;
+  return new Date(at);
 }
 
-/** The `-f` paths, and the refusal of what cannot go with them (or `--now` without them). */
+/**
+ * `--covers`: names, comma-separated and repeated. Which Kinds they name is decided where the Kinds are
+ * known (a run from files), so that parsing the command line loads none of the cluster's modules.
+ */
+function parseCovers(values: readonly string[]): string[] {
+  const names = values.flatMap((value) => value.split(',')).map((name) => name.trim());
+  if (names.includes('')) throw new UsageError('invalid --covers: an empty Kind name (want Kinds such as Pod,Event, or all)');
+  return [...new Set(names)];
+}
+
+/** The `-f` paths, and the refusal of what cannot go with them (or `--now` and `--covers` without them). */
 function offlineFlags(
   files: readonly string[],
   given: ReadonlySet<string>,
   now: string | undefined,
-): { files: readonly string[]; now?: Date } {
+  covers: readonly string[],
+): { files: readonly string[]; now?: Date; covers: readonly string[] } {
   if (files.length === 0) {
     if (now !== undefined) throw new UsageError('--now is only for -f: a run against a cluster judges at the time it runs');
-    return { files };
+    if (covers.length > 0) throw new UsageError('--covers is only for -f: a run against a cluster reads every Kind it needs');
+    return { files, covers: [] };
   }
   const live = LIVE_ONLY_FLAGS.find((flag) => given.has(flag));
   if (live !== undefined) throw new UsageError(`--${live} cannot be used with -f: a run from files contacts no cluster and probes nothing`);
   if (files.includes('')) throw new UsageError('invalid -f "": name a file, a folder or - for standard input');
-  return now === undefined ? { files } : { files, now: parseNow(now) };
+  const covered = parseCovers(covers);
+  return now === undefined ? { files, covers: covered } : { files, now: parseNow(now), covers: covered };
 }
 
 function parseDoctor(args: readonly string[]): Command {
@@ -152,7 +163,7 @@ function parseDoctor(args: readonly string[]): Command {
     }),
   );
   const given = new Set(tokens.flatMap((token) => (token.kind === 'option' ? [token.name] : [])));
-  const offline = offlineFlags(values.filename, given, values.now);
+  const offline = offlineFlags(values.filename, given, values.now, values.covers);
   if (values.help) return { kind: 'help', text: doctorHelp() };
   if (positionals.length > 0) throw new UsageError(`doctor takes no arguments, got ${JSON.stringify(positionals[0])}`);
   const output = parseOutput('doctor', values.output);
@@ -186,6 +197,7 @@ function parseDoctor(args: readonly string[]): Command {
     configOnly: values['config-only'],
     files: offline.files,
     ...(offline.now === undefined ? {} : { now: offline.now }),
+    covers: offline.covers,
     failOn,
     outputThreshold,
     showOk: values['show-ok'],

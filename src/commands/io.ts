@@ -16,6 +16,11 @@ export interface RunIO {
   readonly stdoutIsTTY: boolean;
   readonly out: (text: string) => Promise<void>;
   readonly err: (text: string) => Promise<void>;
+  /**
+   * Why writing to stdout failed (a full disk, a closed pipe), once it has; undefined while it has not,
+   * and where the caller cannot tell (tests that collect the text).
+   */
+  readonly outError?: () => string | undefined;
   /** The run's one clock (see `RunEnvironment.clock`). */
   readonly clock: () => Date;
   /** When the process started (see `RunEnvironment.started`). */

@@ -16,26 +16,28 @@ import { gatherClusterState } from '../cluster/gather/gather.ts';
 import { apiVersionOf, collectionPath, objectPath } from '../cluster/kinds/access.ts';
 import { dumpedObject } from '../cluster/kinds/dump-policy.ts';
 import type { KindDeclaration } from '../cluster/kinds/kind.ts';
-import { kindEntries, type CollectionName } from '../cluster/kinds/kinds.ts';
+import { KINDS, kindEntries, type CollectionName } from '../cluster/kinds/kinds.ts';
 import { unreadSecret } from '../cluster/kinds/secret.ts';
 import { READS, withSources, type ReadSpec } from '../cluster/state/reads.ts';
 import type { ClusterState, ReadName } from '../cluster/state/state.ts';
 import { KubeApi, type ApiResult, type ListOptions, type ListResult, type ObjectSource } from '../cluster/transport/kube-api.ts';
 import { loadKubeConfig } from '../cluster/transport/kubeconfig.ts';
+import type { DumpDocument } from '../files/dump-stream.ts';
 import { dumpHeadline } from '../files/manifest-documents.ts';
 import { interruptionOf } from '../text/errors.ts';
 import { VERSION } from '../version.ts';
-import { writerOf } from '../report/output-formats.ts';
 import type { RunEnvironment } from './environment.ts';
 import { overallSignal } from './deadline.ts';
 
-/** A written dump, or why none was. */
+/** A dump taken: what to write, and what went wrong while taking it. */
 export interface DumpResult {
-  /** The stream; empty when interrupted. */
-  readonly text: string;
-  /** The reads that failed, each one line (their Kinds are left out of the dump). */
+  /** The stream's content: its headline and notes always, its lists when the reads were done. */
+  readonly document: DumpDocument;
+  /** The reads that failed, each one line (a 403 on one pull secret included); their objects are left out. */
   readonly failures: readonly string[];
-  /** Set when the run was interrupted: nothing is written. */
+  /** Set when not one read got through (the first failure): there is nothing to write. */
+  readonly nothingRead?: string;
+  /** Set when the run was interrupted while reading: the stream is only its headline, marked incomplete. */
   readonly interrupted?: string;
 }
 
@@ -43,13 +45,16 @@ export interface DumpResult {
 class Recorder implements ObjectSource {
   readonly lists = new Map<string, unknown[]>();
   readonly gets = new Map<string, ApiResult>();
+  /** How many reads got an answer (a 404 is one), and the first that did not. */
+  answered = 0;
+  firstFailure: string | undefined;
   readonly #api: ObjectSource;
 
   constructor(api: ObjectSource) {
     this.#api = api;
   }
 
-  list<T>(
+  async list<T>(
     path: string,
     project: (item: unknown) => T | undefined,
     signal: AbortSignal,
@@ -58,20 +63,31 @@ class Recorder implements ObjectSource {
   ): Promise<ListResult<T>> {
     const kept: unknown[] = [];
     this.lists.set(path, kept);
+    // Every Namespace is kept, not only those a read holds (the annotated ones): a dump of all
+    // namespaces judged later with -n must know whether that namespace existed.
+    const all = path === collectionPath(KINDS.namespaces.access, '');
     const keep = (raw: unknown) => {
       const item = project(raw);
-      if (item !== undefined) kept.push(raw);
+      if (item !== undefined || all) kept.push(raw);
       return item;
     };
     // The objects are written whole, so they are read in JSON: protobuf would give only what the projections read.
     const json = options?.metadataFollowedBy === undefined ? {} : { metadataFollowedBy: options.metadataFollowedBy };
-    return this.#api.list(path, keep, signal, params, json);
+    const result = await this.#api.list(path, keep, signal, params, json);
+    this.#count(result.ok, result.ok ? undefined : `${path}: ${result.error}`);
+    return result;
   }
 
   async get(path: string, signal: AbortSignal): Promise<ApiResult> {
     const answer = await this.#api.get(path, signal);
     this.gets.set(path, answer);
+    this.#count(answer.ok || answer.status === 404, answer.ok ? undefined : `${path}: ${answer.error}`);
     return answer;
+  }
+
+  #count(answered: boolean, failure: string | undefined): void {
+    if (answered) this.answered++;
+    else this.firstFailure ??= failure;
   }
 }
 
@@ -128,7 +144,9 @@ function documents(recorder: Recorder, state: ClusterState, reads: ReadonlySet<R
     });
     if (!planned) continue;
     if (byName) {
-      lists.push(typedList(apiVersion, kind, secrets(recorder, declaration)));
+      const found = secrets(recorder, declaration);
+      failures.push(...found.failures);
+      lists.push(typedList(apiVersion, kind, found.items));
       continue;
     }
     if (name === 'namespaces' && namespace !== '') {
@@ -151,16 +169,25 @@ function documents(recorder: Recorder, state: ClusterState, reads: ReadonlySet<R
   return { lists, failures };
 }
 
-/** The pull secrets read, as stand-ins: found ones without credentials, unread ones with their error. */
-function secrets(recorder: Recorder, declaration: KindDeclaration): Record<string, unknown>[] {
-  const out: Record<string, unknown>[] = [];
+/**
+ * The pull secrets read, as stand-ins: found ones without credentials, unread ones (other than not
+ * found) with their error, which is also a failure of the dump.
+ */
+function secrets(recorder: Recorder, declaration: KindDeclaration): { items: Record<string, unknown>[]; failures: string[] } {
+  const items: Record<string, unknown>[] = [];
+  const failures: string[] = [];
   for (const [path, answer] of recorder.gets) {
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/secrets\/([^/]+)$/.exec(path);
     if (m === null) continue;
-    if (answer.ok) out.push(dumpedObject(declaration, answer.body));
-    else if (answer.status !== 404) out.push(unreadSecret(m[1] as string, m[2] as string, answer.status, answer.error));
+    const [namespace, name] = [m[1] as string, m[2] as string];
+    if (answer.ok) items.push(dumpedObject(declaration, answer.body));
+    else if (answer.status !== 404) {
+      items.push(unreadSecret(namespace, name, answer.status, answer.error));
+      failures.push(`Secret ${namespace}/${name}: ${answer.status === undefined ? '' : `${answer.status} `}${answer.error}`);
+    }
   }
-  return out.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  items.sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+  return { items, failures };
 }
 
 /** What the dump's comment says, before any failed read. */
@@ -169,20 +196,24 @@ const NOTES = [
   'Judge it with: inferencecache doctor -f <this file>',
 ];
 
-/** Takes a dump of the cluster the kubeconfig names. */
+/** Takes a dump of the cluster the kubeconfig names: reads it, and lays out what is to be written. */
 export async function takeDump(options: DumpOptions, environment: RunEnvironment): Promise<DumpResult> {
   const { clock, interrupt } = environment;
   const signal = overallSignal(options.timeoutMs, interrupt);
   const kc = await loadKubeConfig(options, environment.env, environment.files.serviceAccountDir, signal);
   const recorder = new Recorder(new KubeApi(kc, environment.env));
   const takenAt = clock();
+  const headline = dumpHeadline(takenAt, VERSION, kc.getCurrentContext(), options.namespace);
   const plan = planRun({ configOnly: true });
   const state = await gatherClusterState(recorder, { reads: plan.reads, namespace: options.namespace }, signal);
   const interrupted = interruptionOf(interrupt);
-  if (interrupted !== undefined) return { text: '', failures: [], interrupted };
+  if (interrupted !== undefined)
+    return { document: { headline, notes: [], lists: [] }, failures: [], interrupted: `${interrupted} while reading the cluster` };
+  if (recorder.answered === 0) {
+    const why = recorder.firstFailure ?? 'no read was made';
+    return { document: { headline, notes: [], lists: [] }, failures: [], nothingRead: why };
+  }
   const { lists, failures } = documents(recorder, state, withSources(plan.reads), options.namespace);
-  const headline = dumpHeadline(takenAt, VERSION, kc.getCurrentContext(), options.namespace);
-  const notes = [...NOTES, ...failures.map((f) => `Not written, the read failed: ${f}`)];
-  const write = await writerOf('dump', options.output);
-  return { text: write({ headline, notes, lists }), failures };
+  const notes = [...NOTES, ...failures.map((f) => `A read failed, so its objects are missing: ${f}`)];
+  return { document: { headline, notes, lists }, failures };
 }

@@ -10,7 +10,9 @@
 
 import { Composer, Parser } from 'yaml';
 import { describeError } from '../text/errors.ts';
+import { incompleteDumpReason } from './dump-stream.ts';
 import { InputError } from './input-error.ts';
+import { firstDuplicateKey } from './json-duplicate-keys.ts';
 
 /** One object of the files, with `apiVersion` and `kind` (filled in from its typed list when the item lacks them). */
 export interface ManifestObject {
@@ -34,6 +36,8 @@ export interface ManifestDocuments {
   readonly lists: GivenList[];
   /** The time an `inferencecache dump` recorded in its leading comment, when the file is one. */
   readonly dumpTakenAt?: Date;
+  /** The namespace an `inferencecache dump` was taken of (its headline says), `''` for all; undefined for any other file. */
+  readonly dumpScope?: string;
 }
 
 /**
@@ -60,6 +64,23 @@ export function dumpHeadline(takenAt: Date, version: string, context: string, na
   return `inferencecache dump taken ${takenAt.toISOString()} by inferencecache ${version} from context ${JSON.stringify(context)}, ${scope}`;
 }
 
+/** What a dump's headline says it covers: `''` for all namespaces, else the one namespace. */
+const DUMP_SCOPE = /, (?:all namespaces|namespace (\S+))$/;
+
+function dumpScope(line: string): string | undefined {
+  if (!DUMP_HEADLINE.test(line)) return undefined;
+  const m = DUMP_SCOPE.exec(line);
+  return m === null ? undefined : (m[1] ?? '');
+}
+
+/** When a dump was taken and what it covers, from its headline; an empty record for any other line. */
+function dumpFacts(line: string | undefined): { dumpTakenAt?: Date; dumpScope?: string } {
+  if (line === undefined) return {};
+  const at = dumpTime(line);
+  const scope = dumpScope(line);
+  return { ...(at === undefined ? {} : { dumpTakenAt: at }), ...(scope === undefined ? {} : { dumpScope: scope }) };
+}
+
 function dumpTime(line: string): Date | undefined {
   const m = DUMP_HEADLINE.exec(line);
   if (m === null) return undefined;
@@ -67,10 +88,10 @@ function dumpTime(line: string): Date | undefined {
   return Number.isNaN(at.getTime()) ? undefined : at;
 }
 
-/** The recorded time of a YAML dump: its first line, a comment. */
-function yamlDumpTime(text: string): Date | undefined {
+/** The headline of a YAML dump: its first line, a comment. */
+function yamlHeadline(text: string): string | undefined {
   const first = text.slice(0, text.indexOf('\n') === -1 ? undefined : text.indexOf('\n'));
-  return first.startsWith('# ') ? dumpTime(first.slice(2)) : undefined;
+  return first.startsWith('# ') ? first.slice(2) : undefined;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
@@ -126,7 +147,7 @@ function looksLikeJson(text: string): boolean {
   return m !== null;
 }
 
-function parseJsonDocument(text: string, name: string): { doc: unknown; takenAt?: Date } {
+function parseJsonDocument(text: string, name: string): { doc: unknown; headline?: string } {
   let doc: unknown;
   try {
     doc = JSON.parse(text, (_key, value: unknown, context?: { source?: string }) =>
@@ -137,9 +158,16 @@ function parseJsonDocument(text: string, name: string): { doc: unknown; takenAt?
   } catch (err) {
     throw new InputError(`${name} is not valid JSON: ${describeError(err)}`);
   }
+  const duplicate = firstDuplicateKey(text);
+  if (duplicate !== undefined)
+    throw new InputError(
+      `${name} is not valid: line ${duplicate.line} gives the key ${JSON.stringify(duplicate.key)} a second time in one object`,
+    );
+  const incomplete = incompleteDumpReason(text, doc);
+  if (incomplete !== undefined) throw new InputError(`${name} is an incomplete dump (${incomplete}): take the dump again`);
   const comment = isRecord(doc) ? doc['$comment'] : undefined;
-  const takenAt = typeof comment === 'string' ? dumpTime(comment) : undefined;
-  return takenAt === undefined ? { doc } : { doc, takenAt };
+  // The comment holds the headline and the notes, joined by ' | ' (see `dumpJson`).
+  return typeof comment === 'string' ? { doc, headline: comment.split(' | ')[0] ?? '' } : { doc };
 }
 
 /**
@@ -210,10 +238,14 @@ export async function parseManifest(bytes: Uint8Array, name: string): Promise<Ma
     throw new InputError(`${name} is not UTF-8 text`);
   }
   const out = { objects: [] as ManifestObject[], lists: [] as GivenList[] };
+  if (!looksLikeJson(text)) {
+    const incomplete = incompleteDumpReason(text);
+    if (incomplete !== undefined) throw new InputError(`${name} is an incomplete dump (${incomplete}): take the dump again`);
+  }
   if (looksLikeJson(text)) {
-    const { doc, takenAt } = parseJsonDocument(text, name);
+    const { doc, headline } = parseJsonDocument(text, name);
     collect(normalise(doc, name), name, out);
-    return takenAt === undefined ? out : { ...out, dumpTakenAt: takenAt };
+    return { ...out, ...dumpFacts(headline) };
   }
   let since = Date.now();
   for (const { doc, where } of yamlDocuments(text, name)) {
@@ -223,6 +255,5 @@ export async function parseManifest(bytes: Uint8Array, name: string): Promise<Ma
     await new Promise((resolve) => setImmediate(resolve));
     since = Date.now();
   }
-  const takenAt = yamlDumpTime(text);
-  return takenAt === undefined ? out : { ...out, dumpTakenAt: takenAt };
+  return { ...out, ...dumpFacts(yamlHeadline(text)) };
 }

@@ -64,6 +64,10 @@ function withFraction(value: bigint, fractionDigits: number): string {
 
 const NS_PER_SECOND = 1_000_000_000n;
 
+/** The bounds of Go's `time.Duration` (an int64 of nanoseconds): about 292 years either way. */
+const MAX_NS = 2n ** 63n - 1n;
+const MIN_NS = -(2n ** 63n);
+
 /**
  * Go `Duration.String` of `ms` milliseconds (rounded to whole nanoseconds): `0s`; under a second in the
  * largest unit that keeps a whole part (`750ns`, `1.5µs`, `300ms`); from a second on as hours,
@@ -74,7 +78,10 @@ const NS_PER_SECOND = 1_000_000_000n;
  */
 export function formatGoDuration(ms: number): string {
   if (!Number.isFinite(ms)) throw new RangeError(`duration must be finite, got ${ms}`);
-  const ns = BigInt(Math.round(ms * 1e6));
+  // Whole milliseconds are scaled exactly (a product past 2^53 would gain digits that are noise), and
+  // the result saturates at Go's bounds, as time.Time.Sub does for instants centuries apart.
+  const exact = Number.isInteger(ms) ? BigInt(ms) * 1_000_000n : BigInt(Math.round(ms * 1e6));
+  const ns = exact > MAX_NS ? MAX_NS : exact < MIN_NS ? MIN_NS : exact;
   if (ns === 0n) return '0s';
   const sign = ns < 0n ? '-' : '';
   const u = ns < 0n ? -ns : ns;

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { DumpDocument } from '../files/dump-stream.ts';
+import type { DumpDocument, DumpStream } from '../files/dump-stream.ts';
 import type { RegionMarkers } from '../text/generated-region.ts';
 import type { CodeRow } from './code-table.ts';
 import type { Report } from './finding.ts';
@@ -25,12 +25,12 @@ export interface RenderOptions {
 
 /**
  * What a format's writer takes, by command: a doctor report (written piece by piece, so that a large
- * report is never one string), the code table, or a dump.
+ * report is never one string), the code table, or a dump (a stream of pieces the command writes in chunks).
  */
 export interface Writers {
   readonly doctor: (report: Report, options: RenderOptions) => Iterable<string>;
   readonly codes: (rows: readonly CodeRow[]) => string;
-  readonly dump: (dump: DumpDocument) => string;
+  readonly dump: (dump: DumpDocument) => DumpStream;
 }
 
 /** A command that writes in a format of its choosing (`-o`). */

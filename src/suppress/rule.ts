@@ -6,6 +6,7 @@
  * @module
  */
 
+import { parseRfc3339 } from '../go/rfc3339.ts';
 import type { Finding, SuppressionRef } from '../report/finding.ts';
 import { GlobMatcher } from './glob.ts';
 
@@ -87,9 +88,9 @@ export function expiryOf(text: string): number {
     const start = Date.UTC(y, m - 1, d);
     const back = new Date(start);
     if (back.getUTCFullYear() === y && back.getUTCMonth() === m - 1 && back.getUTCDate() === d) return start + 86_400_000;
-  } else if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(text)) {
-    const at = Date.parse(text);
-    if (Number.isFinite(at)) return at;
+  } else {
+    const at = parseRfc3339(text);
+    if (at !== undefined) return at;
   }
   throw new RuleError(`expires ${JSON.stringify(text)} is not a date (2027-01-31) or an RFC 3339 time (2027-01-31T12:00:00Z)`);
 }

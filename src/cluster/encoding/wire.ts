@@ -1,6 +1,7 @@
 /**
  * Tolerant readers of wire-shaped JSON for the projections: a field of the wrong type reads as
- * absent, because a diagnostic must not crash on the very breakage it is meant to report.
+ * absent, because a diagnostic must not crash on the very breakage it is meant to report. Under
+ * {@link strictly} (an operator's files) they also report it, so that the file is refused instead.
  *
  * @module
  */
@@ -18,39 +19,92 @@ export function isZero(count: Count): boolean {
   return count === 0 || count === 0n;
 }
 
+/**
+ * Where the readers report a value of the wrong type while a projection runs under {@link strictly}
+ * (the objects of `doctor -f`); unset otherwise, when a wrong type reads as absent and nothing more.
+ */
+let onWrongType: ((found: string) => void) | undefined;
+
+/** What a value is, in a few words, for the report of a wrong type. */
+function described(v: unknown): string {
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  const text =
+    typeof v === 'string'
+      ? JSON.stringify(v)
+      : typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint'
+        ? String(v)
+        : typeof v;
+  return `${typeof v === 'string' ? 'the string' : typeof v === 'boolean' ? 'the boolean' : 'the number'} ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
+}
+
+/** Reports `v` as the wrong type when a strict projection runs; null and absent are never wrong (unset). */
+function wrongType(expected: string, v: unknown): void {
+  if (onWrongType !== undefined && v !== undefined && v !== null)
+    onWrongType(`${expected} is expected where the object holds ${described(v)}`);
+}
+
+/**
+ * Runs `read` (a projection) with every reader reporting to `report` a value of a type other than the
+ * field's, instead of reading it as absent in silence: an operator's file is refused for it, while the
+ * API server, which validates what it stores, is read tolerantly.
+ */
+export function strictly<T>(report: (found: string) => void, read: () => T): T {
+  const before = onWrongType;
+  onWrongType = report;
+  try {
+    return read();
+  } finally {
+    onWrongType = before;
+  }
+}
+
 /** A JSON object as it arrived on the wire. */
 export type WireObject = Readonly<Record<string, unknown>>;
 
 /** The value as a JSON object, or undefined when it is anything else (arrays included). */
 export function obj(v: unknown): WireObject | undefined {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as WireObject) : undefined;
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as WireObject;
+  wrongType('a mapping', v);
+  return undefined;
 }
 
 /** The elements of an array field; an absent or non-array field reads as empty. */
 export function arr(v: unknown): readonly unknown[] {
-  return Array.isArray(v) ? v : [];
+  if (Array.isArray(v)) return v;
+  wrongType('a list', v);
+  return [];
 }
 
 /** The value as a string; anything else reads as the empty string. */
 export function str(v: unknown): string {
-  return typeof v === 'string' ? v : '';
+  if (typeof v === 'string') return v;
+  wrongType('a string', v);
+  return '';
 }
 
 /** A non-empty string, or undefined. */
 export function optStr(v: unknown): string | undefined {
+  if (typeof v !== 'string') wrongType('a string', v);
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
 /** A finite number or an exact big integer (see `parseApiJson`), or undefined. */
 export function optInt(v: unknown): Count | undefined {
   if (typeof v === 'bigint') return v;
-  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  wrongType('an integer', v);
+  return undefined;
 }
 
 /** The string entries of a map field, only those whose key `keep` accepts. */
 export function stringMap(v: unknown, keep: (key: string) => boolean = () => true): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(obj(v) ?? {})) if (typeof val === 'string' && keep(k)) out[k] = val;
+  for (const [k, val] of Object.entries(obj(v) ?? {})) {
+    if (typeof val === 'string') {
+      if (keep(k)) out[k] = val;
+    } else wrongType(`a string (at key ${JSON.stringify(k)})`, val);
+  }
   return out;
 }
 
@@ -63,6 +117,7 @@ export function resourceList(v: unknown): Record<string, string> {
   for (const [k, val] of Object.entries(obj(v) ?? {})) {
     if (typeof val === 'string') out[k] = val;
     else if (typeof val === 'number' && Number.isFinite(val)) out[k] = String(val);
+    else wrongType(`a quantity (at ${JSON.stringify(k)})`, val);
   }
   return out;
 }
@@ -119,7 +174,9 @@ export function optStringAt(value: Value<ScalarField<'string'>> | undefined): st
 
 /** An integer field: a number, or undefined when it is anything else. */
 export function numberAt(value: Value<ScalarField<'int32' | 'int64'>> | undefined): number | undefined {
-  return typeof value === 'number' ? value : undefined;
+  if (typeof value === 'number') return value;
+  wrongType('a number', value);
+  return undefined;
 }
 
 /** A `map<string, string>` field's entries, only those whose key `keep` accepts. */

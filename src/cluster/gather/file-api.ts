@@ -11,22 +11,56 @@ import type { GivenList, ManifestObject } from '../../files/manifest-documents.t
 import type { ApiResult, ListResult, ObjectSource } from '../transport/kube-api.ts';
 import { DUMP_READ_ERROR_ANNOTATION } from '../kinds/secret.ts';
 import { KINDS } from '../kinds/kinds.ts';
-import { obj, str } from '../encoding/wire.ts';
+import { obj, str, strictly } from '../encoding/wire.ts';
+import { InputError } from '../../files/input-error.ts';
 import type { ApiAccess } from '../kinds/access.ts';
 
-/** What the paths name: a Kind's API group and version, and the resource the path spells. */
+/** What the paths name: a Kind's API group and version, the resource the path spells, and how an object of it is read. */
 interface Served {
   readonly kind: string;
   readonly access: ApiAccess;
+  readonly project: (raw: unknown) => unknown;
 }
 
 /** Every Kind a read may ask for, by `<group>/<version>/<resource>`. */
 const SERVED: ReadonlyMap<string, Served> = new Map(
   Object.values(KINDS).map((spec) => [
     `${spec.access.group}/${spec.access.version}/${spec.access.resource}`,
-    { kind: spec.kind, access: spec.access },
+    { kind: spec.kind, access: spec.access, project: spec.project },
   ]),
 );
+
+/**
+ * Refuses an object of a Kind the checks read that an API server would never have given: without a
+ * name, with a name no API path can hold, a namespace that is not a string, or a field the checks read
+ * holding a value of another type (which a live read would never meet, and which would otherwise be
+ * judged as an absent field).
+ *
+ * @throws InputError naming the file and the document.
+ */
+function refuseMalformed(object: ManifestObject, served: Served): void {
+  const where = `${object.source} (${object.kind})`;
+  const metadata = object.value['metadata'];
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+    throw new InputError(`${where} has no metadata: an object the checks read needs at least metadata.name`);
+  const fields = metadata as Readonly<Record<string, unknown>>;
+  const name = fields['name'];
+  if (typeof name !== 'string' || name === '')
+    throw new InputError(
+      `${where} has no name: metadata.name must be a non-empty string (generateName is not enough for an object already in a cluster)`,
+    );
+  if (name.includes('/') || name === '.' || name === '..')
+    throw new InputError(`${where} is named ${JSON.stringify(name)}, which no API server stores`);
+  const namespace = fields['namespace'];
+  if (namespace !== undefined && namespace !== null && typeof namespace !== 'string')
+    throw new InputError(`${where} ${name}: metadata.namespace must be a string`);
+  strictly(
+    (found) => {
+      throw new InputError(`${where} ${name}: a field the checks read has the wrong type: ${found}`);
+    },
+    () => served.project(object.value),
+  );
+}
 
 /** The key of a Kind in one API group and version. */
 function kindKey(group: string, version: string, kind: string): string {
@@ -82,7 +116,8 @@ export interface IgnoredVersion {
 }
 
 /**
- * An {@link ObjectSource} over the objects of the files. Namespaced objects without a namespace get
+ * An {@link ObjectSource} over the objects of the files, each refused as the files' error when it is
+ * malformed (see {@link refuseMalformed}). Namespaced objects without a namespace get
  * `defaultNamespace` (`-n`, else `default`, as kubectl does). Each Kind's objects are kept in the
  * order an API server lists them, so that findings come in the live run's order; an object named twice
  * keeps its last version.
@@ -94,19 +129,26 @@ export class FileApi implements ObjectSource {
   /** Objects given twice (same Kind, namespace and name), for a warning. */
   readonly duplicates: string[] = [];
 
-  constructor(objects: readonly ManifestObject[], lists: readonly GivenList[], defaultNamespace: string) {
+  /**
+   * @param covered Kinds (by name) the files hold every object of (`--covers`): given even when the
+   *   files hold none, as a typed list of them would make them.
+   */
+  constructor(objects: readonly ManifestObject[], lists: readonly GivenList[], defaultNamespace: string, covered: readonly string[] = []) {
+    for (const spec of SERVED.values()) {
+      if (covered.includes(spec.kind)) this.#kind(kindKey(spec.access.group, spec.access.version, spec.kind));
+    }
     for (const list of lists) {
       const { group, version } = groupVersion(list.apiVersion);
       this.#kind(kindKey(group, version, list.kind));
     }
-    const namespaced = new Map(
-      [...SERVED.values()].map(({ kind, access }) => [kindKey(access.group, access.version, kind), access.namespaced]),
-    );
+    const served = new Map([...SERVED.values()].map((spec) => [kindKey(spec.access.group, spec.access.version, spec.kind), spec]));
+    const namespaced = new Map([...served].map(([key, spec]) => [key, spec.access.namespaced]));
     for (const object of objects) {
       const { group, version } = groupVersion(object.apiVersion);
       const key = kindKey(group, version, object.kind);
       const scoped = namespaced.get(key);
       if (scoped === undefined) continue;
+      refuseMalformed(object, served.get(key) as Served);
       const value = scoped ? inNamespace(object.value, defaultNamespace) : object.value;
       const byName = this.#kind(key);
       const at = scoped ? listKey(value) : `/${str(obj(value['metadata'])?.['name'])}`;

@@ -28,8 +28,11 @@ function written(policy: DumpPolicy): string {
   switch (policy.write) {
     case 'whole':
       return 'the object as read';
-    case 'redacted':
-      return `the object without ${policy.remove.map((path) => `\`${path}\``).join(', ')}: ${policy.why}`;
+    case 'redacted': {
+      const masked = policy.commandLines ?? [];
+      const flags = masked.length === 0 ? '' : `, secret-looking flag values of ${masked.map((path) => `\`${path}\``).join(', ')} masked`;
+      return `the object without ${policy.remove.map((path) => `\`${path}\``).join(', ')}${flags}: ${policy.why}`;
+    }
     case 'stand-in':
       return `a stand-in made from it, never the object: ${policy.why}`;
   }
@@ -42,7 +45,8 @@ export function dumpPolicyProblems(kinds: readonly (readonly [string, Partial<Ki
     if (policy === undefined) return [`${name}: no dump policy (say how inferencecache dump writes it)`];
     if (
       policy.write === 'redacted' &&
-      (policy.remove.length === 0 || policy.remove.some((p) => !/^[A-Za-z]+(?:\[\])?(?:\.[A-Za-z]+(?:\[\])?)*$/.test(p)))
+      (policy.remove.length === 0 ||
+        [...policy.remove, ...(policy.commandLines ?? [])].some((p) => !/^[A-Za-z]+(?:\[\])?(?:\.[A-Za-z]+(?:\[\])?)*$/.test(p)))
     )
       return [`${name}: a redaction needs dotted paths of field names (\`spec.containers[].env[].value\`)`];
     if (policy.write !== 'whole' && policy.why.trim() === '') return [`${name}: say why its objects are not written whole`];

@@ -24,7 +24,8 @@ export interface ObjectRef {
  * How `inferencecache dump` writes the objects of a Kind. Every Kind must declare one (a test and the
  * type both insist), so that no Kind added for a new check leaves the cluster in a dump without someone
  * having decided what of it may. Whatever the policy, no object keeps its `managedFields` or kubectl's
- * last-applied configuration (which copies a whole applied object, literal values included).
+ * last-applied configuration (which copies a whole applied object, literal values included), and no
+ * string keeps the credentials of a URL (`https://user:password@host` is written `https://REDACTED@host`).
  */
 export type DumpPolicy =
   /** The object as the API server sent it. */
@@ -32,8 +33,15 @@ export type DumpPolicy =
   /**
    * The object as sent, without the values at `remove`: dotted paths whose `[]` steps into every
    * element of a list (`spec.containers[].env[].value`). `why` says what those values may hold.
+   * `commandLines` names lists of command-line words (a container's `command` and `args`) whose
+   * secret-looking flag values (`--password=…`, `--token …`, `API_KEY=…`) are masked.
    */
-  | { readonly write: 'redacted'; readonly remove: readonly string[]; readonly why: string }
+  | {
+      readonly write: 'redacted';
+      readonly remove: readonly string[];
+      readonly commandLines?: readonly string[];
+      readonly why: string;
+    }
   /**
    * Not the object, but a stand-in made from it that holds what the checks read and nothing of what
    * `why` names (a Secret's credentials).

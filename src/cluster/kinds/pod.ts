@@ -233,6 +233,11 @@ export function sharePod(read: PodRead, interner: Interner): PodRead {
 /** The literal values of containers' `env`, which no check reads and which often hold what a Secret should. */
 const ENV_VALUES = ['spec.initContainers[].env[].value', 'spec.containers[].env[].value', 'spec.ephemeralContainers[].env[].value'];
 
+/** The command lines of every container, whose secret-looking flag values a dump masks. */
+const COMMAND_LINES = ['initContainers', 'containers', 'ephemeralContainers'].flatMap((list) =>
+  ['command', 'args'].map((field) => `spec.${list}[].${field}`),
+);
+
 /** The pods: listed once per run, kept as the views the checks declare (`state/pod-views.ts`). */
 export const POD_KIND = defineKind({
   kind: 'Pod',
@@ -241,5 +246,10 @@ export const POD_KIND = defineKind({
   project: projectPod,
   metadataFollowedBy: 'spec',
   protobuf: { list: POD_LIST, decode: decodePod },
-  dump: { write: 'redacted', remove: ENV_VALUES, why: "containers' literal env values often hold what a Secret should" },
+  dump: {
+    write: 'redacted',
+    remove: ENV_VALUES,
+    commandLines: COMMAND_LINES,
+    why: "containers' literal env values and secret-looking flags often hold what a Secret should",
+  },
 });

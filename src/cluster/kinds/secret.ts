@@ -8,6 +8,7 @@
 
 import { obj, str } from '../encoding/wire.ts';
 import { CORE } from './access.ts';
+import { REDACTED, withoutUrlCredentials } from './dump-policy.ts';
 import { defineKind } from './kind.ts';
 
 /**
@@ -86,9 +87,6 @@ export function projectPullSecret(raw: unknown): PullSecretLookup {
   return { kind: 'found', type, content: contentOf(type, obj(secret?.['data'])) };
 }
 
-/** What stands in for a credential. */
-const REDACTED = 'REDACTED';
-
 /** The credential fields of a registry entry of a Docker config. */
 const CREDENTIAL_FIELDS = ['auth', 'password', 'identitytoken', 'registrytoken'] as const;
 
@@ -98,9 +96,31 @@ function hasCredentials(entry: unknown): boolean {
   return CREDENTIAL_FIELDS.some((field) => str(fields?.[field]) !== '');
 }
 
-/** The registries of a credentials document, each with a stand-in for its credentials, or none. */
+/**
+ * A registry key as a dump may write it: the kubelet also matches keys that are URLs, and one may carry
+ * credentials (`https://user:password@host/v2/`) or a token in its query; both are left out.
+ */
+export function registryKeyWithoutCredentials(key: string): string {
+  const noQuery = key.replace(/[?#][\s\S]*$/, '');
+  const noUrlUserinfo = withoutUrlCredentials(noQuery);
+  // Without a scheme: everything before the last `@` ahead of the first `/` is userinfo.
+  return noUrlUserinfo.includes('://') ? noUrlUserinfo : noUrlUserinfo.replace(/^[^/]*@/, `${REDACTED}@`);
+}
+
+/**
+ * The registries of a credentials document, each with a stand-in for its credentials, or none. Two
+ * keys that differ only in what is left out stay two entries (a suffix keeps them apart), so that the
+ * count the checks read is the real one.
+ */
 function redactedRegistries(registries: Readonly<Record<string, unknown>>): Record<string, { auth?: string }> {
-  return Object.fromEntries(Object.entries(registries).map(([host, entry]) => [host, hasCredentials(entry) ? { auth: REDACTED } : {}]));
+  const out: Record<string, { auth?: string }> = {};
+  for (const [host, entry] of Object.entries(registries)) {
+    const base = registryKeyWithoutCredentials(host);
+    let key = base;
+    for (let n = 2; key in out; n++) key = `${base}#${n}`;
+    out[key] = hasCredentials(entry) ? { auth: REDACTED } : {};
+  }
+  return out;
 }
 
 function base64(text: string): string {

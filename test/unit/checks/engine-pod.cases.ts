@@ -218,6 +218,24 @@ export const enginePodCases: readonly Case[] = [
     expected: [],
   },
   { name: 'no backends at all → nothing', input: given({ pods: failed('x'), events: failed('y') }), expected: [] },
+
+  // --- no Events gathered at all (doctor -f of files without them): decided what needs none
+  {
+    name: 'no Events given → the annotation still proves injection (EP002), overlap is still EP003, EP001 left undecided',
+    input: withoutInjectionEvents(
+      audit([alpha, beta], [annotated('inj', 'ns1/alpha', 'alpha-uid', { labels: { app: 'engine' } }), engine('uninj'), both]),
+    ),
+    expected: [
+      ['EP002', P('inj'), ['"ns1/alpha"']],
+      ['EP003', P('both'), ['"alpha"', '"beta"']],
+    ],
+  },
 ];
+
+/** The input as a run from files that hold no Event has it: the injection Events not gathered. */
+function withoutInjectionEvents(input: Case['input']): Case['input'] {
+  const { injectionEvents: _dropped, ...state } = input.state;
+  return { ...input, state };
+}
 
 export const enginePodTable: CheckTable = { check: enginePodInjectionAudit, cases: enginePodCases };

@@ -82,6 +82,7 @@ describe('the parser takes its options from the declaration', () => {
       'config-only': { type: 'boolean', default: false },
       filename: { type: 'string', short: 'f', multiple: true, default: [] },
       now: { type: 'string' },
+      covers: { type: 'string', multiple: true, default: [] },
       'fail-on': { type: 'string', default: 'warn' },
       'output-threshold': { type: 'string', default: 'ok' },
       'show-ok': { type: 'boolean', default: false },

@@ -144,6 +144,7 @@ describe('doctor flags', () => {
       noColor: false,
       configOnly: false,
       files: [],
+      covers: [],
       failOn: 'WARN',
       outputThreshold: 'OK',
       showOk: false,
@@ -198,6 +199,7 @@ describe('doctor flags', () => {
       noColor: true,
       configOnly: true,
       files: [],
+      covers: [],
       failOn: 'FAIL',
       outputThreshold: 'WARN',
       showOk: true,
@@ -280,6 +282,9 @@ describe('-f and --now', () => {
     [['--now', '2026-12-05T10:00:00Z'], /--now is only for -f/],
     [['-f', 'x', '--now', '2026-12-05'], /invalid --now "2026-12-05": want an RFC 3339 time/],
     [['-f', 'x', '--now', '2026-13-45T10:00:00Z'], /invalid --now/],
+    [['-f', 'x', '--now', '2026-02-30T00:00:00Z'], /invalid --now "2026-02-30T00:00:00Z": .* on a day that exists/],
+    [['--covers', 'all'], /--covers is only for -f/],
+    [['-f', 'x', '--covers', 'Pod,,Event'], /invalid --covers: an empty Kind name/],
     [['-f', ''], /invalid -f "": name a file/],
     [['-f', 'x', '--kubeconfig', 'k'], /--kubeconfig cannot be used with -f/],
     [['-f', 'x', '--context', ''], /--context cannot be used with -f/],
@@ -287,6 +292,10 @@ describe('-f and --now', () => {
     [['-f', 'x', '--server-endpoint', 'localhost'], /--server-endpoint cannot be used with -f/],
     [['-f', 'x', '--snapshot-token-file', 't'], /--snapshot-token-file cannot be used with -f/],
   ])('%j is refused', (args, why) => expect(() => doctor(...args)).toThrow(why));
+  it('--covers: comma-separated and repeated, each name once, as written', () => {
+    expect(doctor('-f', 'x', '--covers', 'Pod, events', '--covers', 'pods,Pod').covers).toEqual(['Pod', 'events', 'pods']);
+    expect(doctor('-f', 'x').covers).toEqual([]);
+  });
   it('takes the flags that judge and render beside -f', () => {
     const options = doctor('-f', 'x', '-n', 'team-a', '--fail-on', 'info', '--config-only', '--suppress', 'CB004', '-o', 'table');
     expect(options).toMatchObject({ files: ['x'], namespace: 'team-a', failOn: 'INFO', configOnly: true, output: 'table' });

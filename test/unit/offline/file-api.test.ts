@@ -89,3 +89,48 @@ describe('FileApi', () => {
     expect(none.notGiven).toEqual(new Set(['Secret']));
   });
 });
+
+describe('an object no API server would have given is refused, naming the file and the document', () => {
+  const raw = (kind: string, value: Record<string, unknown>, apiVersion = 'v1'): ManifestObject => ({
+    apiVersion,
+    kind,
+    value: { apiVersion, kind, ...value },
+    source: '"f.yaml", document 3',
+  });
+  it.each([
+    ['no metadata', raw('Pod', {}), '"f.yaml", document 3 (Pod) has no metadata'],
+    ['no name', raw('Pod', { metadata: { namespace: 'ns' } }), '"f.yaml", document 3 (Pod) has no name'],
+    ['only generateName', raw('Pod', { metadata: { generateName: 'p-' } }), '(Pod) has no name'],
+    ['a name that is a number', raw('Node', { metadata: { name: 7 } }), '(Node) has no name'],
+    ['a name with a slash', raw('Pod', { metadata: { name: 'a/b' } }), '(Pod) is named "a/b", which no API server stores'],
+    ['a namespace that is a list', raw('Pod', { metadata: { name: 'p', namespace: ['a'] } }), 'p: metadata.namespace must be a string'],
+    [
+      'labels holding a number',
+      raw('Pod', { metadata: { name: 'p', labels: { app: 3 } } }),
+      'p: a field the checks read has the wrong type: a string (at key "app") is expected where the object holds the number 3',
+    ],
+    [
+      'a container list that is a mapping',
+      raw('Pod', { metadata: { name: 'p' }, spec: { containers: { name: 'c' } } }),
+      'a list is expected where the object holds a mapping',
+    ],
+    [
+      'a CacheBackend whose spec is a string',
+      raw('CacheBackend', { metadata: { name: 'b' }, spec: 'big' }, 'inferencecache.io/v1alpha1'),
+      '(CacheBackend) b: a field the checks read has the wrong type: a mapping is expected where the object holds the string "big"',
+    ],
+  ])('%s', (_what, object, message) => {
+    expect(() => new FileApi([object], [], 'default')).toThrow(message);
+  });
+
+  it.each([
+    ['null where a field is unset', raw('Pod', { metadata: { name: 'p', creationTimestamp: null, labels: null }, status: {} })],
+    ['a Kind no check reads, without a name', raw('ConfigMap', { metadata: { generateName: 'x-' } })],
+    [
+      'a quantity written as a number',
+      raw('Pod', { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: 1 } } }] } }),
+    ],
+  ])('accepted: %s', (_what, object) => {
+    expect(() => new FileApi([object], [], 'default')).not.toThrow();
+  });
+});
