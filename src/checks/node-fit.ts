@@ -4,8 +4,16 @@ import type { Finding } from '../report/finding.ts';
 import { API001 } from './api-read.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { listSome } from './helpers.ts';
-import { NAMED_RESOURCES, amountsOf, describeAmounts, effectiveRequests, shortfalls, type Amounts } from './pod-requests.ts';
-import { formatQuantity } from './quantity.ts';
+import {
+  NAMED_RESOURCES,
+  amountsOf,
+  describeAmounts,
+  effectiveRequests,
+  refusedQuantities,
+  shortfalls,
+  type Amounts,
+} from './pod-requests.ts';
+import { ZERO, formatQuantity } from './quantity.ts';
 import { isWaitingForNode } from '../cluster/kinds/pod-waiting.ts';
 import type { NodeRecord } from '../cluster/kinds/node.ts';
 import type { PodRequests } from '../cluster/kinds/pod.ts';
@@ -26,6 +34,12 @@ const CODES = {
     status: 'OK',
     meaning: 'A pending pod of the install fits the allocatable of at least one Ready, schedulable node.',
     hint: 'Nothing to do; the scheduler has not placed it yet.',
+  },
+  NF004: {
+    status: 'WARN',
+    meaning:
+      'A pending pod of the install requests a quantity the API server would refuse (text it cannot read, or a negative amount), so its fit was not judged.',
+    hint: 'Write the request as Kubernetes reads a quantity (500m, 1.5, 16Gi, 1e3) and not below zero; a cluster would refuse the pod, so this comes from files given to doctor -f.',
   },
 } as const satisfies Record<string, CodeDeclaration>;
 
@@ -49,7 +63,7 @@ function gaps(request: Amounts, candidates: readonly Candidate[]): string {
     const missing = listSome(
       shortfalls(request, allocatable),
       NAMED_RESOURCES,
-      (r) => `${r} (allocatable ${formatQuantity(allocatable.get(r) ?? 0n, r)})`,
+      (r) => `${r} (allocatable ${formatQuantity(allocatable.get(r) ?? ZERO, r)})`,
       ' and ',
     );
     return `${node.name} lacks ${missing}`;
@@ -68,6 +82,14 @@ function judgePod(
   nodes: readonly NodeRecord[],
 ): Finding {
   const resource = `pod/${pod.namespace}/${pod.name}`;
+  const refused = refusedQuantities(requested);
+  if (refused.length > 0) {
+    return emit(
+      'NF004',
+      resource,
+      `the pod requests ${listSome(refused, NAMED_RESOURCES, (q) => q)}, which the API server would refuse as a quantity, so whether it fits a node was not judged`,
+    );
+  }
   const request = effectiveRequests(requested);
   const asks = `the pod requests ${requestText(request)}`;
   if (candidates.length === 0) {

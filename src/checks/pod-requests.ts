@@ -1,13 +1,13 @@
 import { listSome } from './helpers.ts';
-import { formatQuantity, parseQuantity } from './quantity.ts';
+import { ZERO, addAmounts, compareAmounts, formatQuantity, isPositive, parseQuantity, type Amount } from './quantity.ts';
 import type { PodRequests, ResourceList } from '../cluster/kinds/pod.ts';
 
 /** Resource name → amount in nano-units. */
-export type Amounts = ReadonlyMap<string, bigint>;
+export type Amounts = ReadonlyMap<string, Amount>;
 
-/** A resource list in nano-units; a quantity that does not parse is left out. */
-export function amountsOf(list: ResourceList | undefined): Map<string, bigint> {
-  const out = new Map<string, bigint>();
+/** A resource list in nano-units; a quantity that does not parse is left out (see {@link refusedQuantities}). */
+export function amountsOf(list: ResourceList | undefined): Map<string, Amount> {
+  const out = new Map<string, Amount>();
   for (const [name, text] of Object.entries(list ?? {})) {
     const value = parseQuantity(text);
     if (value !== undefined) out.set(name, value);
@@ -15,12 +15,30 @@ export function amountsOf(list: ResourceList | undefined): Map<string, bigint> {
   return out;
 }
 
-function add(into: Map<string, bigint>, more: Amounts): void {
-  for (const [name, v] of more) into.set(name, (into.get(name) ?? 0n) + v);
+function add(into: Map<string, Amount>, more: Amounts): void {
+  for (const [name, v] of more) into.set(name, addAmounts(into.get(name) ?? ZERO, v));
 }
 
-function maxInto(into: Map<string, bigint>, other: Amounts): void {
-  for (const [name, v] of other) if (v > (into.get(name) ?? 0n)) into.set(name, v);
+function maxInto(into: Map<string, Amount>, other: Amounts): void {
+  for (const [name, v] of other) if (compareAmounts(v, into.get(name) ?? ZERO) > 0) into.set(name, v);
+}
+
+/**
+ * The quantities of a pod's requests that the API server would refuse: text it cannot read as a
+ * quantity, or a negative amount (its validation refuses a negative request). Each as `cpu "1x"`; a
+ * pod holding one is not judged for fit, rather than judged with the value left out.
+ */
+export function refusedQuantities(requests: PodRequests | undefined): string[] {
+  if (requests === undefined) return [];
+  const lists = [...requests.initContainers.map((c) => c.requests), ...requests.containers, requests.podLevel, requests.overhead];
+  const out = new Set<string>();
+  for (const list of lists) {
+    for (const [name, text] of Object.entries(list ?? {})) {
+      const value = parseQuantity(text);
+      if (value === undefined || value.coefficient < 0n) out.add(`${name} ${JSON.stringify(text)}`);
+    }
+  }
+  return [...out];
 }
 
 /**
@@ -30,11 +48,11 @@ function maxInto(into: Map<string, bigint>, other: Amounts): void {
  * so each adds to everything started after it; then the pod overhead is added. Pod-level requests
  * replace the aggregate for the resources they name.
  */
-export function effectiveRequests(requests: PodRequests | undefined): Map<string, bigint> {
-  const total = new Map<string, bigint>();
+export function effectiveRequests(requests: PodRequests | undefined): Map<string, Amount> {
+  const total = new Map<string, Amount>();
   if (requests === undefined) return total;
-  const sidecars = new Map<string, bigint>();
-  const initPeak = new Map<string, bigint>();
+  const sidecars = new Map<string, Amount>();
+  const initPeak = new Map<string, Amount>();
   for (const init of requests.initContainers) {
     const own = amountsOf(init.requests);
     if (init.sidecar) {
@@ -51,13 +69,13 @@ export function effectiveRequests(requests: PodRequests | undefined): Map<string
   maxInto(total, initPeak);
   for (const [name, v] of amountsOf(requests.podLevel)) total.set(name, v);
   add(total, amountsOf(requests.overhead));
-  for (const [name, v] of total) if (v <= 0n) total.delete(name);
+  for (const [name, v] of total) if (!isPositive(v)) total.delete(name);
   return total;
 }
 
 /** The resources of which `allocatable` holds less than `request` (a resource it lacks counts as 0). */
 export function shortfalls(request: Amounts, allocatable: Amounts): string[] {
-  return [...request].filter(([name, v]) => v > (allocatable.get(name) ?? 0n)).map(([name]) => name);
+  return [...request].filter(([name, v]) => compareAmounts(v, allocatable.get(name) ?? ZERO) > 0).map(([name]) => name);
 }
 
 /**

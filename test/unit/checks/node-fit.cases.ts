@@ -262,6 +262,28 @@ export const nodeFitCases: readonly Case[] = [
     expected: [['API001', 'Pod', ['connection refused']]],
   },
   { name: 'nodes not gathered (offline input) → nothing', input: given({ pods: ok([pendingPod('p', undefined)]) }), expected: [] },
+
+  // --- quantities as the API server reads them
+  fit(
+    'a request of 1e400 CPU (the API server stores 10e399) fits no node → NF001, never a fit',
+    { cpu: '1e400' },
+    [{ cpu: '16' }],
+    [['NF001', P, ['cpu 10e399', 'cpu (allocatable 16)']]],
+  ),
+  fit('a huge allocatable holds a huge request exactly → NF003', { cpu: '1e400' }, [{ cpu: '10e399' }], [['NF003', P]]),
+  fit('one nano-unit more than a huge allocatable → NF001', { cpu: '1.000000000000000001e400' }, [{ cpu: '1e400' }], [['NF001', P]]),
+  fit(
+    'a request the API server would refuse → NF004 naming it, fit not judged',
+    { cpu: '2 cores', memory: '1Gi' },
+    [{ cpu: '16', memory: '64Gi' }],
+    [['NF004', P, ['cpu "2 cores"', 'would refuse'], ['allocatable']]],
+  ),
+  fit(
+    'a negative request → NF004, never dropped into a fit',
+    { cpu: '-1', 'nvidia.com/gpu': '1' },
+    [{ cpu: '16' }],
+    [['NF004', P, ['cpu "-1"']]],
+  ),
 ];
 
 export const nodeFitTable: CheckTable = { check: nodeFit, cases: nodeFitCases };
