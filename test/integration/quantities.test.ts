@@ -110,7 +110,7 @@ async function tryQuantity(core: CoreV1Api, namespace: string, quantity: string)
     const message = String(err.body);
     if (err.code === 400 || /quantities must match|unable to parse quantity/i.test(message)) return { kind: 'undecodable' };
     if (err.code === 422) return { kind: 'invalid' };
-    throw new Error(`unexpected answer ${err.code} for ${JSON.stringify(quantity)}: ${message}`);
+    throw new Error(`unexpected answer ${err.code} for ${JSON.stringify(quantity)}: ${message}`, { cause: err });
   }
 }
 
