@@ -27,6 +27,12 @@ interface ExecConfig {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
   readonly apiVersion: string;
+  /** Whether the plugin is told the cluster (`spec.cluster` of `KUBERNETES_EXEC_INFO`), as kubectl tells it. */
+  readonly provideClusterInfo: boolean;
+  /** `Never`, `IfAvailable` or `Always`; the doctor never has a terminal to offer. */
+  readonly interactiveMode: string;
+  /** What the kubeconfig says to do when the command is not installed. */
+  readonly installHint: string;
 }
 
 function execConfigOf(user: User): ExecConfig | undefined {
@@ -38,7 +44,32 @@ function execConfigOf(user: User): ExecConfig | undefined {
     const e = obj(entry);
     if (typeof e?.['name'] === 'string' && typeof e['value'] === 'string') env[e['name']] = e['value'];
   }
-  return { command: str(raw['command']), args, env, apiVersion: str(raw['apiVersion']) || 'client.authentication.k8s.io/v1' };
+  return {
+    command: str(raw['command']),
+    args,
+    env,
+    apiVersion: str(raw['apiVersion']),
+    provideClusterInfo: raw['provideClusterInfo'] === true,
+    interactiveMode: str(raw['interactiveMode']),
+    installHint: str(raw['installHint']),
+  };
+}
+
+/** The API versions whose plugins may leave `interactiveMode` out (it then means `IfAvailable`), as in kubectl. */
+const LEGACY_VERSIONS = ['client.authentication.k8s.io/v1beta1', 'client.authentication.k8s.io/v1alpha1'];
+
+/**
+ * Why kubectl would refuse this plugin's configuration, or run it only with a terminal the doctor never
+ * has; undefined when it runs. Refused as kubectl refuses: no `apiVersion`, an `interactiveMode` missing
+ * (outside the legacy versions) or unknown, or `Always`, which needs a terminal.
+ */
+function refusal(config: ExecConfig): string | undefined {
+  if (config.apiVersion === '') return 'has no apiVersion, which kubectl requires';
+  const mode = config.interactiveMode === '' && LEGACY_VERSIONS.includes(config.apiVersion) ? 'IfAvailable' : config.interactiveMode;
+  if (mode === '') return `has no interactiveMode, which ${config.apiVersion} requires (kubectl refuses it too)`;
+  if (!['Never', 'IfAvailable', 'Always'].includes(mode)) return `has an interactiveMode kubectl does not know: ${JSON.stringify(mode)}`;
+  if (mode === 'Always') return 'asks for a terminal (interactiveMode Always), which the doctor never offers';
+  return undefined;
 }
 
 /** The plugin as messages name it: its command, quoted. */
@@ -51,8 +82,29 @@ type Outcome =
   | { readonly kind: 'failed'; readonly error: string };
 
 /** Runs the plugin to its end, or kills it when `signal` aborts and stops waiting for it. */
-function runPlugin(config: ExecConfig, baseEnv: Readonly<Record<string, string | undefined>>, signal: AbortSignal): Promise<Outcome> {
-  const execInfo = JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec: { interactive: false } });
+/**
+ * What kubectl tells a plugin of the cluster when `provideClusterInfo` is set: its address, TLS server
+ * name, whether verification is off, its CA, its proxy. (The cluster's `exec` extension, which
+ * kubectl passes as `config`, is not kept by the client library, so it is not passed.)
+ */
+function clusterInfo(cluster: Cluster): Record<string, unknown> {
+  return {
+    server: cluster.server,
+    ...(cluster.tlsServerName === undefined || cluster.tlsServerName === '' ? {} : { 'tls-server-name': cluster.tlsServerName }),
+    ...(cluster.skipTLSVerify ? { 'insecure-skip-tls-verify': true } : {}),
+    ...(cluster.caData === undefined || cluster.caData === '' ? {} : { 'certificate-authority-data': cluster.caData }),
+    ...(cluster.proxyUrl === undefined || cluster.proxyUrl === '' ? {} : { 'proxy-url': cluster.proxyUrl }),
+  };
+}
+
+function runPlugin(
+  config: ExecConfig,
+  cluster: Cluster,
+  baseEnv: Readonly<Record<string, string | undefined>>,
+  signal: AbortSignal,
+): Promise<Outcome> {
+  const spec = { interactive: false, ...(config.provideClusterInfo ? { cluster: clusterInfo(cluster) } : {}) };
+  const execInfo = JSON.stringify({ apiVersion: config.apiVersion, kind: 'ExecCredential', spec });
   return new Promise((resolve) => {
     if (signal.aborted) {
       resolve({ kind: 'failed', error: 'the run ended before it was started' });
@@ -88,7 +140,10 @@ function runPlugin(config: ExecConfig, baseEnv: Readonly<Record<string, string |
     signal.addEventListener('abort', onAbort, { once: true });
     child.stdout.on('data', collect('stdout'));
     child.stderr.on('data', collect('stderr'));
-    child.once('error', (err) => finish({ kind: 'failed', error: `could not be started: ${describeError(err)}` }));
+    child.once('error', (err: NodeJS.ErrnoException) => {
+      const hint = err.code === 'ENOENT' && config.installHint !== '' ? `; ${config.installHint.trim()}` : '';
+      finish({ kind: 'failed', error: `could not be started: ${describeError(err)}${hint}` });
+    });
     child.once('close', (code) => finish({ kind: 'exited', code, stdout, stderr }));
   });
 }
@@ -159,7 +214,9 @@ export class ExecCredentialPlugin {
   async #fetch(signal: AbortSignal): Promise<{ result: PluginCredential; expires?: number }> {
     const name = nameOf(this.#config);
     if (this.#config.command === '') return { result: { ok: false, error: `${name} has no command` } };
-    const outcome = await runPlugin(this.#config, this.#env, signal);
+    const refused = refusal(this.#config);
+    if (refused !== undefined) return { result: { ok: false, error: `${name} ${refused}` } };
+    const outcome = await runPlugin(this.#config, this.#cluster, this.#env, signal);
     if (outcome.kind === 'failed') return { result: { ok: false, error: `${name} ${outcome.error}` } };
     if (outcome.code !== 0) {
       const said = outcome.stderr.trim().split('\n')[0] ?? '';

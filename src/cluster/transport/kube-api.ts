@@ -1,8 +1,9 @@
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
-import { request, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { Interrupted, describeError } from '../../text/errors.ts';
 import { parseApiJson } from '../encoding/api-json.ts';
 import { ExecCredentialPlugin } from './exec-credential.ts';
+import { impersonationHeaders, impersonationOf } from './kubeconfig.ts';
 import { ElementNotJson, ListSplitter, type ListEnd } from '../encoding/list-stream.ts';
 import { ElementNotProtobuf, ProtobufListReader, type ProtobufList } from '../encoding/protobuf-list.ts';
 import { protobufStatusMessage } from '../encoding/apimachinery.ts';
@@ -79,6 +80,38 @@ function statusMessage(text: string): string | undefined {
 }
 
 /**
+ * A dispatcher for the kubeconfig's cluster that speaks HTTP/1.1 only (see `KubeApi.http1Only`), made
+ * from the options the client library derives from the kubeconfig (CA, client certificate, server
+ * name, proxy). A SOCKS proxy keeps the library's own dispatcher.
+ */
+function http1Dispatcher(kc: KubeConfig, made: Dispatcher | undefined): Dispatcher | undefined {
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  const options = kc.createDispatcherOptions(cluster, {
+    ...(cluster?.caData === undefined ? {} : { ca: Buffer.from(cluster.caData, 'base64') }),
+    ...(user?.certData === undefined ? {} : { cert: Buffer.from(user.certData, 'base64') }),
+    ...(user?.keyData === undefined ? {} : { key: Buffer.from(user.keyData, 'base64') }),
+    ...(cluster?.skipTLSVerify === true ? { rejectUnauthorized: false } : {}),
+    ...(cluster?.tlsServerName === undefined || cluster.tlsServerName === '' ? {} : { servername: cluster.tlsServerName }),
+  });
+  switch (options.type) {
+    case 'agent':
+      return new Agent({ connect: options.connect as NonNullable<Agent.Options['connect']>, allowH2: false });
+    case 'proxy':
+      return new ProxyAgent({
+        uri: options.uri,
+        requestTls: options.requestTls as NonNullable<ProxyAgent.Options['requestTls']>,
+        connect: options.connect as NonNullable<ProxyAgent.Options['connect']>,
+        allowH2: false,
+      });
+    case 'none':
+      return new Agent({ allowH2: false });
+    default:
+      return made;
+  }
+}
+
+/**
  * The API server's HTTP access: authentication from the kubeconfig (client-node applies certificates,
  * tokens and token files; an exec credential plugin runs under the run's deadline, see
  * exec-credential.ts), transport by undici, bodies parsed as plain JSON. Only GET is ever sent: the
@@ -89,6 +122,14 @@ export class KubeApi {
   private readonly server: string;
   private readonly kc: KubeConfig;
   private readonly plugin: ExecCredentialPlugin | undefined;
+  /** The `Impersonate-*` headers every request carries, as kubectl sends them (`kubeconfig.ts`). */
+  private readonly impersonation: readonly [string, string][];
+  /**
+   * Whether requests must go over HTTP/1.1: when a header is sent more than once (several groups or
+   * extra values impersonated). undici's HTTP/2 client joins a repeated header into one value with
+   * commas, which the API server reads as one group named `a, b`; over HTTP/1.1 each is a line of its own.
+   */
+  private readonly http1Only: boolean;
   private readonly dispatchers = new WeakMap<KubeConfig, Dispatcher | undefined>();
 
   /** `env` is what an exec credential plugin of the kubeconfig runs with (the doctor's environment). */
@@ -96,6 +137,9 @@ export class KubeApi {
     this.kc = kc;
     this.server = (kc.getCurrentCluster()?.server ?? '').replace(/\/+$/, '');
     this.plugin = ExecCredentialPlugin.of(kc, env);
+    this.impersonation = impersonationHeaders(impersonationOf(kc));
+    const names = this.impersonation.map(([name]) => name.toLowerCase());
+    this.http1Only = new Set(names).size < names.length;
   }
 
   /** The kubeconfig that authenticates this request: the plugin's credential when there is a plugin. */
@@ -113,7 +157,8 @@ export class KubeApi {
    * are still taken from each request's context.
    */
   private dispatcherFor(kc: KubeConfig, ctx: RequestContext): Dispatcher | undefined {
-    if (!this.dispatchers.has(kc)) this.dispatchers.set(kc, ctx.getDispatcher());
+    if (!this.dispatchers.has(kc))
+      this.dispatchers.set(kc, this.http1Only ? http1Dispatcher(kc, ctx.getDispatcher()) : ctx.getDispatcher());
     return this.dispatchers.get(kc);
   }
 
@@ -140,9 +185,15 @@ export class KubeApi {
       await auth.kc.applySecurityAuthentication(ctx);
       const dispatcher = this.dispatcherFor(auth.kc, ctx);
       this.stats.requests++;
+      // As a flat list of names and values, so that a header given twice (a group impersonated) goes
+      // out as two header lines, as the API server reads several values, never joined into one.
+      const headers = [
+        ...Object.entries({ ...ctx.getHeaders(), accept: protobuf ? `${PROTOBUF}, application/json` : 'application/json' }),
+        ...this.impersonation,
+      ].flat();
       const res = await request(url, {
         method: 'GET',
-        headers: { ...ctx.getHeaders(), accept: protobuf ? `${PROTOBUF}, application/json` : 'application/json' },
+        headers,
         signal,
         ...(dispatcher === undefined ? {} : { dispatcher }),
       });

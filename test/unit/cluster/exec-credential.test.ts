@@ -44,7 +44,18 @@ function apiWith(command: string, args: string[] = []): KubeApi {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: 'u', exec: { apiVersion: 'client.authentication.k8s.io/v1', command, args, env: [{ name: 'EXTRA', value: 'yes' }] } }],
+    users: [
+      {
+        name: 'u',
+        exec: {
+          apiVersion: 'client.authentication.k8s.io/v1',
+          command,
+          args,
+          env: [{ name: 'EXTRA', value: 'yes' }],
+          interactiveMode: 'Never',
+        },
+      },
+    ],
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
   });

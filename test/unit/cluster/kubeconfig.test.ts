@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadKubeConfig } from '../../../src/cluster/transport/kubeconfig.ts';
+import { impersonationHeaders, impersonationOf, loadKubeConfig } from '../../../src/cluster/transport/kubeconfig.ts';
 import { KubeConfigError } from '../../../src/cluster/transport/kubeconfig-error.ts';
 
 function kubeconfig(server: string, contexts: string[] = ['a'], current = contexts[0] ?? '', user = '    token: t'): string {
@@ -92,7 +92,7 @@ describe('the files a kubeconfig names', () => {
       'https://one:6443',
       ['a'],
       'a',
-      '    client-certificate: cert.pem\n    client-key: key.pem\n    token-file: tok',
+      '    client-certificate: cert.pem\n    client-key: key.pem\n    tokenFile: tok',
     );
     const dir = join(file, '..');
     writeFileSync(join(dir, 'cert.pem'), 'CERT');
@@ -107,7 +107,7 @@ describe('the files a kubeconfig names', () => {
     expect(user?.certFile).toBeUndefined();
   });
   it('of users the context does not use are not read', async () => {
-    const file = kubeconfig('https://one:6443', ['a'], 'a', '    token: t\n- name: other\n  user:\n    token-file: /nonexistent/token');
+    const file = kubeconfig('https://one:6443', ['a'], 'a', '    token: t\n- name: other\n  user:\n    tokenFile: /nonexistent/token');
     const kc = await loadKubeConfig({ kubeconfig: file, context: '' }, noHome, NO_POD);
     expect(kc.getCurrentUser()?.token).toBe('t');
     expect(kc.getUsers().map((u) => u.name)).toEqual(['u', 'other']);
@@ -120,7 +120,7 @@ describe('the files a kubeconfig names', () => {
     ],
     [
       'its token file',
-      (f: string) => ({ kubeconfig: kubeconfig('https://one:6443', ['a'], 'a', `    token-file: ${f}`), file: f }),
+      (f: string) => ({ kubeconfig: kubeconfig('https://one:6443', ['a'], 'a', `    tokenFile: ${f}`), file: f }),
       /token file .*: it is a FIFO/,
     ],
     [
@@ -144,5 +144,72 @@ describe('the files a kubeconfig names', () => {
     await expect(loadKubeConfig({ kubeconfig: '/dev/zero', context: '' }, noHome, NO_POD)).rejects.toThrow(
       'cannot load kubeconfig "/dev/zero" (from --kubeconfig): it is a character device, not a regular file',
     );
+  });
+});
+
+describe('read the way kubectl reads it', () => {
+  const load = (file: string, env = noHome) => loadKubeConfig({ kubeconfig: file, context: '' }, env, NO_POD);
+  const tokenIn = (content: string) => {
+    const file = join(mkdtempSync(join(tmpdir(), 'icd-tok-')), 'token');
+    writeFileSync(file, content);
+    return file;
+  };
+
+  it.each([
+    ['tokenFile alone', (f: string) => `    tokenFile: ${f}`, ' from-file\n', 'from-file'],
+    [
+      'token and tokenFile: the file wins, as client-go prefers what it re-reads',
+      (f: string) => `    token: static\n    tokenFile: ${f}`,
+      'from-file',
+      'from-file',
+    ],
+    ['token and an empty tokenFile: the token stands', (f: string) => `    token: static\n    tokenFile: ${f}`, ' \n', 'static'],
+    ['token and a missing tokenFile: the token stands', () => '    token: static\n    tokenFile: /nonexistent/token', '', 'static'],
+    [
+      'token-file is no kubeconfig field for kubectl: ignored',
+      (f: string) => `    token: static\n    token-file: ${f}`,
+      'from-file',
+      'static',
+    ],
+  ])('%s', async (_what, user, content, token) => {
+    const kc = await load(kubeconfig('https://one:6443', ['a'], 'a', user(tokenIn(content))));
+    expect(kc.getCurrentUser()?.token).toBe(token);
+  });
+
+  it('a tokenFile without a token that holds nothing is an error, as kubectl says', async () => {
+    await expect(load(kubeconfig('https://one:6443', ['a'], 'a', `    tokenFile: ${tokenIn('\n')}`))).rejects.toThrow(
+      /token file .*: it holds no token/,
+    );
+  });
+
+  it('several $KUBECONFIG files: the first to set a context, a cluster, a user of one name wins; a missing file is skipped', async () => {
+    const first = kubeconfig('https://first:6443', ['a'], 'a', '    token: first-token');
+    const second = kubeconfig('https://second:6443', ['a', 'b'], 'b', '    token: second-token');
+    const env = { ...noHome, KUBECONFIG: [join(tmpdir(), 'icd-no-such-kubeconfig'), first, second].join(':') };
+    const kc = await loadKubeConfig({ kubeconfig: '', context: '' }, env, NO_POD);
+    expect(kc.getCurrentContext()).toBe('a');
+    expect(kc.getCurrentCluster()?.server).toBe('https://first:6443');
+    expect(kc.getCurrentUser()?.token).toBe('first-token');
+    expect(kc.getContexts().map((c) => c.name)).toEqual(['a', 'b']);
+  });
+
+  it('impersonation: every field kubectl sends, one header each, an extra key escaped as client-go escapes it', async () => {
+    const kc = await load(
+      kubeconfig(
+        'https://one:6443',
+        ['a'],
+        'a',
+        '    token: t\n    as: jane\n    as-uid: "1234"\n    as-groups: [dev, ops]\n    as-user-extra:\n      scopes.example.com/tier: [gold, silver]',
+      ),
+    );
+    expect(impersonationHeaders(impersonationOf(kc))).toEqual([
+      ['Impersonate-User', 'jane'],
+      ['Impersonate-Uid', '1234'],
+      ['Impersonate-Group', 'dev'],
+      ['Impersonate-Group', 'ops'],
+      ['Impersonate-Extra-scopes.example.com%2Ftier', 'gold'],
+      ['Impersonate-Extra-scopes.example.com%2Ftier', 'silver'],
+    ]);
+    expect(kc.getCurrentUser()?.impersonateUser).toBeUndefined();
   });
 });
