@@ -11,6 +11,7 @@
  * @module
  */
 
+import { cutMessage } from '../go/cut.ts';
 import { INTERNER_LIMIT, Interner } from '../text/interner.ts';
 import type { Gathered, ItemOf, ListName, ReadName } from '../cluster/state/state.ts';
 import type { DoctorPod } from '../cluster/gather/pod-identity.ts';
@@ -137,7 +138,7 @@ export function emitterFor<N extends string, C extends string>(name: N, codes: {
   const messages = new Interner(INTERNER_LIMIT, flatString);
   return (code, resource, text) => {
     const { status } = codes[code];
-    const message = messages.string(text);
+    const message = messages.string(cutMessage(text));
     return resource === undefined || resource === ''
       ? { code, status, check: name, message }
       : { code, status, check: name, resource: flatString(resource), message };

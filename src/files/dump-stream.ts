@@ -30,6 +30,15 @@ export interface DumpStream {
 /** The comment line that marks a YAML dump cut short, before its reason. */
 const YAML_INCOMPLETE = '# inferencecache dump incomplete: ';
 
+/**
+ * The last line of a complete YAML dump. A YAML stream cut anywhere (a stalled pipe, a full disk, a
+ * killed process) can still parse, its last object shortened; without this line `doctor -f` refuses it.
+ */
+const YAML_COMPLETE = '# inferencecache dump complete\n';
+
+/** How every dump's first line begins (see `dumpHeadline`): the words, then the time it was taken. */
+const HEADLINE_START = /^# inferencecache dump taken \d{4}-\d{2}-\d{2}T/;
+
 /** The key that marks a JSON dump cut short. */
 const JSON_INCOMPLETE = '$incomplete';
 
@@ -144,6 +153,7 @@ export function dumpYaml(dump: DumpDocument): DumpStream {
       for (const item of items as unknown[]) yield yamlDocument(item);
     }
     at = 'done';
+    yield YAML_COMPLETE;
   }
   const cut = (reason: string): string => (at === 'done' ? '' : `${at === 'start' ? comment : ''}${YAML_INCOMPLETE}${oneLine(reason)}\n`);
   return { pieces: pieces(), cut };
@@ -151,7 +161,8 @@ export function dumpYaml(dump: DumpDocument): DumpStream {
 
 /**
  * Why a dump's text says it is incomplete, or undefined: the marker a dump cut short ends with (a
- * comment line in YAML, `$incomplete` in the JSON `List`). `doctor -f` refuses such a file rather
+ * comment line in YAML, `$incomplete` in the JSON `List`), or, in YAML, the absence of the line that
+ * closes a complete dump (JSON cut anywhere does not parse). `doctor -f` refuses such a file rather
  * than judge the part of a cluster that happened to be written.
  */
 export function incompleteDumpReason(text: string, document?: unknown): string | undefined {
@@ -162,7 +173,11 @@ export function incompleteDumpReason(text: string, document?: unknown): string |
   }
   const at = text.lastIndexOf(`\n${YAML_INCOMPLETE}`);
   const start = at === -1 ? (text.startsWith(YAML_INCOMPLETE) ? 0 : -1) : at + 1;
-  if (start === -1) return undefined;
-  const end = text.indexOf('\n', start);
-  return text.slice(start + YAML_INCOMPLETE.length, end === -1 ? undefined : end);
+  if (start !== -1) {
+    const end = text.indexOf('\n', start);
+    return text.slice(start + YAML_INCOMPLETE.length, end === -1 ? undefined : end);
+  }
+  if (HEADLINE_START.test(text) && !text.endsWith(`\n${YAML_COMPLETE}`))
+    return 'it does not end with the line that closes a complete dump, so it was cut short';
+  return undefined;
 }

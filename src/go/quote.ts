@@ -10,6 +10,7 @@
  */
 
 import { hex, isSurrogate } from './runes.ts';
+import { MAX_QUOTED_CHARS, cutMark, cutTo } from './cut.ts';
 
 /** Go `unicode.IsPrint`: categories L, M, N, P, S, plus ASCII space (other spaces are not printable). */
 const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
@@ -34,14 +35,19 @@ const QUOTE_ESCAPES: Readonly<Record<string, string>> = {
  * Go `%q` of a string: the string in double quotes, with `\"` and `\\` escaped, `\a \b \f \n \r \t \v`
  * in their short forms, other C0 controls and DEL as `\xNN`, and every other rune that Go's
  * `unicode.IsPrint` rejects as `\uNNNN` (BMP) or `\UNNNNNNNN` (above the BMP). Printable non-ASCII
- * (é, —, emoji) stays raw. A lone surrogate is written `\ufffd`, as Go does for an invalid rune.
+ * (é, —, emoji) stays raw. A lone surrogate is written `\ufffd`, as Go does for an invalid rune. A
+ * string of more than `MAX_QUOTED_CHARS` code points is quoted cut, `…[cut: N more characters]` after
+ * the quote (`text/cut.ts`): the one way in which it is not `%q`.
  *
  * The printable set comes from the Unicode tables of the JS engine, which may be a newer Unicode
  * version than Go's; only code points assigned in between can differ.
  *
  * @example goQuote('a\tb') === '"a\\tb"'; goQuote('\u00a0') === '"\\u00a0"'
  */
-export function goQuote(s: string): string {
+export function goQuote(whole: string): string {
+  // Unlike %q, a string longer than the doctor quotes is cut, the cut marked after the closing quote.
+  const { kept: s, dropped } = cutTo(whole, MAX_QUOTED_CHARS);
+  if (dropped > 0) return `${goQuote(s)}${cutMark(dropped)}`;
   if (PLAIN_ASCII.test(s)) return `"${s}"`;
   let out = '"';
   for (const ch of s) {

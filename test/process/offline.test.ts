@@ -68,6 +68,7 @@ items:
   message: no CacheBackend selects pod ml/stray
   involvedObject: {kind: Pod, namespace: ml, name: stray, uid: p9}
   lastTimestamp: "2026-11-28T11:00:00Z"
+# inferencecache dump complete
 `;
 
 describe('a dump is judged at the time it was taken', () => {
@@ -165,7 +166,17 @@ describe('hostile files: one error line, exit 3, bounded time and memory', () =>
         truncateSync(f, 100 * 1024 * 1024);
         return f;
       },
-      /holds 104857600 bytes, more than a manifest may \(16777216\)/,
+      /holds 104857600 characters of YAML, more than the 16777216 the doctor reads as YAML: give it as JSON/,
+    ],
+    [
+      'a 400 MB file',
+      () => {
+        const f = join(dir, 'huger.json');
+        writeFileSync(f, '');
+        truncateSync(f, 400 * 1024 * 1024);
+        return f;
+      },
+      /holds 419430400 bytes, more than a manifest may \(335544320\)/,
     ],
     [
       'text that is not UTF-8',

@@ -9,6 +9,7 @@ export interface PodSpec {
   serviceAccountName?: string;
   automountServiceAccountToken?: boolean;
   readinessGates?: { conditionType: string }[];
+  dnsConfig?: { options?: { name: string; value?: string }[] };
   securityContext?: Record<string, unknown>;
   imagePullSecrets?: { name: string }[];
   nodeSelector?: Record<string, string>;

@@ -217,6 +217,11 @@ function checkInvariants(pod: PodObject): void {
   expect(Object.keys(facts.labels)).not.toContain('pod-template-hash');
   expect(spec.readinessGates).toEqual([{ conditionType: 'inferencecache.io/never-ready' }]);
   expect(spec.restartPolicy).toBe('Never');
+  // A DNS lookup that is never answered ends in a second per name tried, not the resolver's minutes.
+  expect(spec.dnsConfig?.options).toEqual([
+    { name: 'timeout', value: '1' },
+    { name: 'attempts', value: '1' },
+  ]);
   const timeout = Number(/^(\d+)s$/.exec(facts.flag('--timeout') ?? '')?.[1]);
   const wait = Number(/^(\d+)s$/.exec(facts.flag('--wait') ?? '0s')?.[1]);
   expect(facts.activeDeadlineSeconds).toBeGreaterThan(timeout + wait);

@@ -51,7 +51,12 @@ describe('what a file holds', () => {
     expect(headline).toBe(
       'inferencecache dump taken 2026-12-01T10:20:30.456Z by inferencecache 1.2.3 from context "kind-prod", all namespaces',
     );
-    expect((await parse(`# ${headline}\n---\napiVersion: v1\nkind: PodList\nitems: []\n`)).dumpTakenAt).toEqual(at);
+    expect(
+      (await parse(`# ${headline}\n---\napiVersion: v1\nkind: PodList\nitems: []\n# inferencecache dump complete\n`)).dumpTakenAt,
+    ).toEqual(at);
+    await expect(parse(`# ${headline}\n---\napiVersion: v1\nkind: PodList\nitems: []\n`)).rejects.toThrow(
+      'is an incomplete dump (it does not end with the line that closes a complete dump, so it was cut short)',
+    );
     const json = JSON.stringify({ $comment: headline, apiVersion: 'v1', kind: 'List', items: [] });
     expect((await parseManifest(Buffer.from(json), 'd.json')).dumpTakenAt).toEqual(at);
     expect((await parse(`apiVersion: v1\nkind: PodList\nitems: []\n# ${headline}\n`)).dumpTakenAt).toBeUndefined();

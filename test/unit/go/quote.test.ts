@@ -1,3 +1,4 @@
+import { MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS, cutMessage } from '../../../src/go/cut.ts';
 import { describe, expect, it } from 'vitest';
 import { goQuote, goQuoteList, goUnquote } from '../../../src/go/quote.ts';
 
@@ -82,5 +83,18 @@ describe('goUnquote (Go strconv.Unquote of a double-quoted string)', () => {
 
   it.each(['', 'tab\there', 'quote " and \\', '\x01\x7f é 🙂 \u00a0 \u2028'])('undoes goQuote(%j)', (text) => {
     expect(goUnquote(goQuote(text))).toBe(text);
+  });
+});
+
+describe('a string too long to quote whole: cut, the cut marked', () => {
+  it('quotes the first 2,048 characters (code points, never half a pair) and says how many were left out', () => {
+    const long = `${'é'.repeat(2047)}😀${'x'.repeat(3000)}`;
+    expect(goQuote(long)).toBe(`"${'é'.repeat(2047)}😀"…[cut: 3000 more characters]`);
+    expect(goQuote('x'.repeat(MAX_QUOTED_CHARS))).toBe(`"${'x'.repeat(MAX_QUOTED_CHARS)}"`);
+  });
+  it('a finding message is at most 8,192 characters, whatever it quotes', () => {
+    const message = cutMessage(`a: ${'y'.repeat(20_000)}`);
+    expect(message).toBe(`a: ${'y'.repeat(MAX_MESSAGE_CHARS - 3)}…[cut: ${20_003 - MAX_MESSAGE_CHARS} more characters]`);
+    expect(cutMessage('short')).toBe('short');
   });
 });

@@ -1,0 +1,38 @@
+/**
+ * The most of one string from the cluster (a condition's message, an annotation, an API server's
+ * error) that a report carries, and the most of one finding's message. A cluster can hold strings of
+ * megabytes (an annotation up to 256 KiB, a status message without limit); a report repeats them in
+ * every format, so each is cut, and the cut says how much was left out. It lives beside Go's quoting
+ * (`quote.ts`), which applies it to every string a message quotes.
+ *
+ * @module
+ */
+
+/** The most characters (code points) of one string from the cluster a message quotes. */
+export const MAX_QUOTED_CHARS = 2048;
+
+/** The most characters (code points) of one finding's message. */
+export const MAX_MESSAGE_CHARS = 8192;
+
+/**
+ * `text` cut to `max` code points (never inside a surrogate pair), and how many were left out; the
+ * whole text and 0 when it is short enough.
+ */
+export function cutTo(text: string, max: number): { kept: string; dropped: number } {
+  // Code units bound code points from above: a text of at most `max` units is never cut.
+  if (text.length <= max) return { kept: text, dropped: 0 };
+  const points = Array.from(text);
+  if (points.length <= max) return { kept: text, dropped: 0 };
+  return { kept: points.slice(0, max).join(''), dropped: points.length - max };
+}
+
+/** The words that mark a cut, after what was kept. */
+export function cutMark(dropped: number): string {
+  return `…[cut: ${dropped} more characters]`;
+}
+
+/** A finding's message no longer than {@link MAX_MESSAGE_CHARS}, the cut marked. */
+export function cutMessage(message: string): string {
+  const { kept, dropped } = cutTo(message, MAX_MESSAGE_CHARS);
+  return dropped === 0 ? message : `${kept}${cutMark(dropped)}`;
+}
