@@ -31,6 +31,24 @@ export function cutMark(dropped: number): string {
   return `…[cut: ${dropped} more characters]`;
 }
 
+/** A mark at the end of a text cut before (by {@link cutText}). */
+const CUT_AT_END = /…\[cut: \d+ more characters\]$/;
+
+/**
+ * One free-text string from the cluster (a condition's or an Event's message, an API server's error)
+ * as the doctor keeps it: at most {@link MAX_QUOTED_CHARS} characters, the cut marked. Applied where
+ * the text enters, so that every format and every message that embeds it gets the cut text.
+ */
+export function cutText(text: string): string {
+  const { kept, dropped } = cutTo(text, MAX_QUOTED_CHARS);
+  return dropped === 0 ? text : `${kept}${cutMark(dropped)}`;
+}
+
+/** Whether `text` is already a cut text (a mark at its end, no longer than a cut text can be). */
+export function isCutText(text: string): boolean {
+  return text.length <= 2 * MAX_QUOTED_CHARS + 64 && CUT_AT_END.test(text);
+}
+
 /** A finding's message no longer than {@link MAX_MESSAGE_CHARS}, the cut marked. */
 export function cutMessage(message: string): string {
   const { kept, dropped } = cutTo(message, MAX_MESSAGE_CHARS);

@@ -10,7 +10,7 @@
  */
 
 import { hex, isSurrogate } from './runes.ts';
-import { MAX_QUOTED_CHARS, cutMark, cutTo } from './cut.ts';
+import { MAX_QUOTED_CHARS, cutMark, cutTo, isCutText } from './cut.ts';
 
 /** Go `unicode.IsPrint`: categories L, M, N, P, S, plus ASCII space (other spaces are not printable). */
 const GO_PRINTABLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
@@ -46,7 +46,7 @@ const QUOTE_ESCAPES: Readonly<Record<string, string>> = {
  */
 export function goQuote(whole: string): string {
   // Unlike %q, a string longer than the doctor quotes is cut, the cut marked after the closing quote.
-  const { kept: s, dropped } = cutTo(whole, MAX_QUOTED_CHARS);
+  const { kept: s, dropped } = isCutText(whole) ? { kept: whole, dropped: 0 } : cutTo(whole, MAX_QUOTED_CHARS);
   if (dropped > 0) return `${goQuote(s)}${cutMark(dropped)}`;
   if (PLAIN_ASCII.test(s)) return `"${s}"`;
   let out = '"';

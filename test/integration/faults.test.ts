@@ -7,7 +7,7 @@
 // a run is interrupted. Every case checks the guarantees of support/faults/safe-run.ts in every
 // output format of the report; the suite ends by checking that no run sent a mutating request.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
@@ -19,6 +19,7 @@ import { pollUntil } from '../../dev/poll.ts';
 import { writesBy } from '../../dev/cluster/audit.ts';
 import { closedPort } from '../../dev/process.ts';
 import { requireBundle } from '../../dev/bundle.ts';
+import { MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS, cutMark } from '../../src/go/cut.ts';
 import {
   condition,
   coreEvent,
@@ -200,6 +201,24 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
       const runsOf = await through([{ path: /\/cachebackends$/, action: { kind: 'transform', change: hostile } }]);
       expectCase(runsOf, 1, ['CB001']);
       expect(runsOf.table.stdout).toContain('\\x1b[2J');
+    });
+
+    it('rewrites a CacheBackend condition into one of 100,000 characters: cut at 2,048, the cut marked, in every format', async () => {
+      const long = (answer: unknown) => {
+        const list = answer as { items: { status: Record<string, unknown> }[] };
+        for (const item of list.items)
+          item.status['conditions'] = [{ type: 'Ready', status: 'False', reason: 'Long', message: `${'m'.repeat(100_000)}` }];
+        return list;
+      };
+      const runsOf = await through([{ path: /\/cachebackends$/, action: { kind: 'transform', change: long } }]);
+      const report = expectCase(runsOf, 1, ['CB001']);
+      const cb001 = report?.findings.find((f) => f.code === 'CB001')?.message ?? '';
+      expect(cb001).toContain(`${'m'.repeat(MAX_QUOTED_CHARS)}${cutMark(100_000 - MAX_QUOTED_CHARS)}`);
+      for (const f of report?.findings ?? []) expect(f.message.length).toBeLessThan(MAX_MESSAGE_CHARS + 64);
+      for (const format of FORMATS) {
+        expect(runsOf[format].stdout, format).toContain(`[cut: ${100_000 - MAX_QUOTED_CHARS} more characters]`);
+        expect(runsOf[format].stdout, format).not.toContain('m'.repeat(MAX_QUOTED_CHARS + 1));
+      }
     });
 
     it('answers counts at the int64 extremes: printed exactly', async () => {
@@ -685,6 +704,107 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
       const runsOf = await runInAllFormats([...args(), '--timeout', TIMEOUT]);
       expectSafe(runsOf, { exitCode: 3, timeoutMs: TIMEOUT_MS, secrets: secrets() });
       expect(runsOf.json.stderr).toMatch(said);
+    });
+  });
+
+  describe('files for doctor -f that would let a gate pass on what it never judged, or lie', () => {
+    const files = join(dir, 'offline');
+    const write = (name: string, text: string) => {
+      mkdirSync(files, { recursive: true });
+      const file = join(files, name);
+      writeFileSync(file, text);
+      return file;
+    };
+    const backendDoc = `apiVersion: inferencecache.io/v1alpha1
+kind: CacheBackend
+metadata: {name: be, namespace: ${ns}, uid: be-uid}
+spec: {engineSelector: {matchLabels: {app: engine}}}
+status: {conditions: [{type: Ready, status: "True", reason: Ok, message: ok}], matchedEnginePods: 1}
+`;
+    const dumpOf = (scope: string, body: string) =>
+      `# inferencecache dump taken 2026-12-06T00:00:00.000Z by inferencecache 0.1.0 from context "c", ${scope}\n---\n${body}# inferencecache dump complete\n`;
+    const pendingPod = (cpu: string) => `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: server-0, namespace: ${ns}, labels: {app.kubernetes.io/name: inference-cache, app.kubernetes.io/component: server}}
+  spec: {containers: [{name: s, image: s:1, resources: {requests: {cpu: "${cpu}"}}}]}
+  status: {phase: Pending}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1}
+  status: {allocatable: {cpu: "16"}, conditions: [{type: Ready, status: "True"}]}
+`;
+
+    it.each([
+      [
+        'a plain List that lacks the Kinds a check needs: FI002 WARN, so the gate fails (exit 1, not 0)',
+        () => ['-f', write('export.yaml', `apiVersion: v1\nkind: List\nitems:\n- ${backendDoc.replace(/\n(?!$)/g, '\n  ')}`)],
+        1,
+        ['FI002'],
+      ],
+      [
+        'a pending pod requesting 1e400 CPU (stored by the API server as 10e399): NF001, never a fit',
+        () => ['-f', write('huge-cpu.yaml', pendingPod('1e400')), '--covers', 'all'],
+        2,
+        ['NF001'],
+      ],
+      [
+        'a pending pod requesting a negative amount: NF004, its fit not judged',
+        () => ['-f', write('negative-cpu.yaml', pendingPod('-2')), '--covers', 'all'],
+        1,
+        ['NF004'],
+      ],
+    ] as const)('%s', async (_, args, exitCode, codes) => {
+      const runsOf = await runInAllFormats([...args(), '--timeout', TIMEOUT]);
+      const report = expectSafe(runsOf, { exitCode, timeoutMs: TIMEOUT_MS, secrets: secrets(), codes: [...codes], absent: ['NF003'] });
+      expect(report?.summary.exitCode).toBe(exitCode);
+    });
+
+    it.each([
+      [
+        'a dump of one namespace judged with -n of another',
+        () => ['-f', write('ns-dump.yaml', dumpOf('namespace a', backendDoc.replace(ns, 'a'))), '-n', 'b'],
+        /do not cover namespace "b"/,
+      ],
+      [
+        'a dump marked incomplete',
+        () => [
+          '-f',
+          write('cut.yaml', `${dumpOf('all namespaces', backendDoc)}# inferencecache dump incomplete: interrupted by SIGTERM\n`),
+        ],
+        /is an incomplete dump \(interrupted by SIGTERM\)/,
+      ],
+      [
+        'a YAML dump without its closing line',
+        () => ['-f', write('short.yaml', dumpOf('all namespaces', backendDoc).replace('# inferencecache dump complete\n', ''))],
+        /is an incomplete dump \(it does not end with the line/,
+      ],
+      [
+        'an object of a Kind the checks read without a name',
+        () => ['-f', write('noname.yaml', backendDoc.replace('name: be, ', ''))],
+        /\(CacheBackend\) has no name/,
+      ],
+      [
+        'a field the checks read holding the wrong type',
+        () => ['-f', write('wrongtype.yaml', backendDoc.replace('spec: {engineSelector: {matchLabels: {app: engine}}}', 'spec: big'))],
+        /a field the checks read has the wrong type/,
+      ],
+      [
+        'JSON giving a key twice',
+        () => ['-f', write('twice.json', '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","name":"b"}}')],
+        /gives the key "name" a second time/,
+      ],
+      [
+        '--now on a day that does not exist',
+        () => ['-f', write('ok.yaml', backendDoc), '--now', '2026-02-30T00:00:00Z'],
+        /invalid --now "2026-02-30T00:00:00Z"/,
+      ],
+    ])('%s: exit 3, one line saying why', async (_, args, said) => {
+      const runsOf = await runInAllFormats([...args(), '--timeout', TIMEOUT]);
+      expectSafe(runsOf, { exitCode: 3, timeoutMs: TIMEOUT_MS, secrets: secrets() });
+      for (const format of FORMATS) expect(runsOf[format].stderr, format).toMatch(said);
     });
   });
 

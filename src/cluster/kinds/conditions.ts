@@ -1,3 +1,4 @@
+import { cutText } from '../../go/cut.ts';
 import { obj, str, type WireObject } from '../encoding/wire.ts';
 
 /** A `metav1.Condition`, reduced to what the checks read. */
@@ -14,6 +15,11 @@ export function conditionsOf(status: WireObject | undefined): Condition[] {
   if (!Array.isArray(list)) return [];
   return list.map((c) => {
     const o = obj(c);
-    return { type: str(o?.['type']), status: str(o?.['status']), reason: str(o?.['reason']), message: str(o?.['message']) };
+    return {
+      type: str(o?.['type']),
+      status: str(o?.['status']),
+      reason: cutText(str(o?.['reason'])),
+      message: cutText(str(o?.['message'])),
+    };
   });
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { cutText } from '../../go/cut.ts';
 import { messageAt, stringAt, timeAt, wireOf } from '../encoding/wire.ts';
 import { Interner } from '../../text/interner.ts';
 import { CORE } from './access.ts';
@@ -46,7 +47,7 @@ export function projectEvent(
     '';
   return {
     reason: interner.string(reason),
-    message: interner.string(stringAt(event?.message)),
+    message: interner.string(cutText(stringAt(event?.message))),
     time: interner.string(time),
     involved: {
       kind: interner.string(stringAt(involved?.kind)),

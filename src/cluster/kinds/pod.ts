@@ -7,6 +7,7 @@
  * @module
  */
 
+import { cutText } from '../../go/cut.ts';
 import type { Wire } from '../../protobuf/schema.ts';
 import { isEmpty, messageAt, messagesAt, numberAt, optStringAt, quantitiesAt, stringAt, stringMapAt, wireOf } from '../encoding/wire.ts';
 import type { Interner } from '../../text/interner.ts';
@@ -129,7 +130,7 @@ function requestsOf(spec: SpecWire | undefined): PodRequests | undefined {
 function unschedulableMessage(status: StatusWire | undefined): string | undefined {
   const scheduled = messagesAt(status?.conditions).find((c) => stringAt(c?.type) === 'PodScheduled');
   if (scheduled === undefined || stringAt(scheduled.status) !== 'False' || stringAt(scheduled.reason) !== 'Unschedulable') return undefined;
-  return stringAt(scheduled.message);
+  return cutText(stringAt(scheduled.message));
 }
 
 function waitingOf(status: StatusWire | undefined): ContainerWaiting[] {
@@ -142,7 +143,12 @@ function waitingOf(status: StatusWire | undefined): ContainerWaiting[] {
     const waiting = messageAt(messageAt(s?.state)?.waiting);
     if (waiting === undefined) return [];
     return [
-      { container: stringAt(s?.name), image: stringAt(s?.image), reason: stringAt(waiting.reason), message: stringAt(waiting.message) },
+      {
+        container: stringAt(s?.name),
+        image: stringAt(s?.image),
+        reason: stringAt(waiting.reason),
+        message: cutText(stringAt(waiting.message)),
+      },
     ];
   });
 }

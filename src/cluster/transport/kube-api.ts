@@ -1,3 +1,4 @@
+import { cutText } from '../../go/cut.ts';
 import { HttpMethod, RequestContext, type KubeConfig } from '@kubernetes/client-node';
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { Interrupted, describeError } from '../../text/errors.ts';
@@ -203,7 +204,8 @@ export class KubeApi {
         const bytes = Buffer.from(await res.body.arrayBuffer());
         this.stats.bytes += bytes.length;
         const message = inProtobuf ? protobufStatusMessage(bytes) : statusMessage(bytes.toString('utf8'));
-        return { ok: false, status: res.statusCode, error: message ?? `the API server answered HTTP ${res.statusCode}` };
+        const said = message === undefined ? undefined : cutText(message);
+        return { ok: false, status: res.statusCode, error: said ?? `the API server answered HTTP ${res.statusCode}` };
       }
       return { ok: true, body: res.body, protobuf: inProtobuf };
     } catch (err) {

@@ -1,4 +1,4 @@
-import { MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS, cutMessage } from '../../../src/go/cut.ts';
+import { MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS, cutMessage, cutText } from '../../../src/go/cut.ts';
 import { describe, expect, it } from 'vitest';
 import { goQuote, goQuoteList, goUnquote } from '../../../src/go/quote.ts';
 
@@ -91,6 +91,12 @@ describe('a string too long to quote whole: cut, the cut marked', () => {
     const long = `${'é'.repeat(2047)}😀${'x'.repeat(3000)}`;
     expect(goQuote(long)).toBe(`"${'é'.repeat(2047)}😀"…[cut: 3000 more characters]`);
     expect(goQuote('x'.repeat(MAX_QUOTED_CHARS))).toBe(`"${'x'.repeat(MAX_QUOTED_CHARS)}"`);
+  });
+  it('a text cut where it entered is quoted as it is, not cut again', () => {
+    const entered = cutText('z'.repeat(5000));
+    expect(entered).toBe(`${'z'.repeat(MAX_QUOTED_CHARS)}…[cut: ${5000 - MAX_QUOTED_CHARS} more characters]`);
+    expect(goQuote(entered)).toBe(`"${entered}"`);
+    expect(cutText('short')).toBe('short');
   });
   it('a finding message is at most 8,192 characters, whatever it quotes', () => {
     const message = cutMessage(`a: ${'y'.repeat(20_000)}`);
