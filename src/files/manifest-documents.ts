@@ -21,6 +21,8 @@ export interface ManifestObject {
   readonly value: Readonly<Record<string, unknown>>;
   /** Where it came from, for warnings: the file and the document's number in it. */
   readonly source: string;
+  /** Whether it came from an `inferencecache dump`, which writes every namespaced object with its namespace. */
+  readonly fromDump?: boolean;
 }
 
 /** A typed list met in the files (`PodList`): the Kind it holds is given, even when it holds nothing. */
@@ -141,6 +143,12 @@ function collect(doc: unknown, where: string, out: { objects: ManifestObject[]; 
   out.objects.push({ apiVersion, kind, value: doc, source: where });
 }
 
+/** The documents with each object marked as a dump's when the file is one. */
+function fromDump(read: ManifestDocuments): ManifestDocuments {
+  if (read.dumpScope === undefined) return read;
+  return { ...read, objects: read.objects.map((o) => ({ ...o, fromDump: true })) };
+}
+
 /** Whether the text is JSON rather than YAML: its first character that is not a space opens an object or array. */
 function looksLikeJson(text: string): boolean {
   const m = /^\s*([{[])/.exec(text);
@@ -257,7 +265,7 @@ export async function parseManifest(bytes: Uint8Array, name: string): Promise<Ma
   if (looksLikeJson(text)) {
     const { doc, headline } = parseJsonDocument(text, name);
     collect(normalise(doc, name), name, out);
-    return { ...out, ...dumpFacts(headline) };
+    return fromDump({ ...out, ...dumpFacts(headline) });
   }
   let since = Date.now();
   for (const { doc, where } of yamlDocuments(text, name)) {
@@ -267,5 +275,5 @@ export async function parseManifest(bytes: Uint8Array, name: string): Promise<Ma
     await new Promise((resolve) => setImmediate(resolve));
     since = Date.now();
   }
-  return { ...out, ...dumpFacts(yamlHeadline(text)) };
+  return fromDump({ ...out, ...dumpFacts(yamlHeadline(text)) });
 }

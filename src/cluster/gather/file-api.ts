@@ -32,9 +32,9 @@ const SERVED: ReadonlyMap<string, Served> = new Map(
 
 /**
  * Refuses an object of a Kind the checks read that an API server would never have given: without a
- * name, with a name no API path can hold, a namespace that is not a string, or a field the checks read
- * holding a value of another type (which a live read would never meet, and which would otherwise be
- * judged as an absent field).
+ * name, with a name no API path can hold, a namespace that is not a string (or none, in a dump, which
+ * writes every namespaced object's), or a field the checks read holding a value of another type (which
+ * a live read would never meet, and which would otherwise be judged as an absent field).
  *
  * @throws InputError naming the file and the document.
  */
@@ -54,6 +54,9 @@ function refuseMalformed(object: ManifestObject, served: Served): void {
   const namespace = fields['namespace'];
   if (namespace !== undefined && namespace !== null && typeof namespace !== 'string')
     throw new InputError(`${where} ${name}: metadata.namespace must be a string`);
+  // A manifest may leave the namespace to -n, as kubectl apply does; a dump never does.
+  if (object.fromDump === true && served.access.namespaced && (typeof namespace !== 'string' || namespace === ''))
+    throw new InputError(`${where} ${name} has no namespace, which a dump writes for every namespaced object: the file was edited or cut`);
   strictly(
     (found) => {
       throw new InputError(`${where} ${name}: a field the checks read has the wrong type: ${found}`);

@@ -115,6 +115,11 @@ describe('an object no API server would have given is refused, naming the file a
       'a list is expected where the object holds a mapping',
     ],
     [
+      'a Pod of a dump without a namespace',
+      { ...raw('Pod', { metadata: { name: 'p' } }), fromDump: true },
+      '(Pod) p has no namespace, which a dump writes for every namespaced object',
+    ],
+    [
       'a CacheBackend whose spec is a string',
       raw('CacheBackend', { metadata: { name: 'b' }, spec: 'big' }, 'inferencecache.io/v1alpha1'),
       '(CacheBackend) b: a field the checks read has the wrong type: a mapping is expected where the object holds the string "big"',
@@ -126,6 +131,8 @@ describe('an object no API server would have given is refused, naming the file a
   it.each([
     ['null where a field is unset', raw('Pod', { metadata: { name: 'p', creationTimestamp: null, labels: null }, status: {} })],
     ['a Kind no check reads, without a name', raw('ConfigMap', { metadata: { generateName: 'x-' } })],
+    ['a manifest Pod without a namespace (it takes -n, as kubectl apply gives it)', raw('Pod', { metadata: { name: 'p' } })],
+    ['a Node of a dump, which has no namespace', { ...raw('Node', { metadata: { name: 'n' } }), fromDump: true }],
     [
       'a quantity written as a number',
       raw('Pod', { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: 1 } } }] } }),
