@@ -297,7 +297,9 @@ describe.skipIf(kubeconfig === '')(`the checks beyond upstream against the test 
       const report = await expectRoundTrip(doctor.kubeconfig, ['-n', ns], credentials);
       expect(report.findings.some((f) => f.check === 'ImagePullability' && f.code === 'IP006')).toBe(true);
       expect(report.findings.some((f) => f.check === 'NodeFit')).toBe(true);
-      const denied = await expectRoundTrip((await identity(ns, 'no-secrets-offline', ['secrets'])).kubeconfig, ['-n', ns], credentials);
+      const denied = await expectRoundTrip((await identity(ns, 'no-secrets-offline', ['secrets'])).kubeconfig, ['-n', ns], credentials, {
+        secretsDenied: true,
+      });
       expect(denied.findings.filter((f) => f.code === 'IP005')).toHaveLength(7);
       await expectRoundTrip(kubeconfig, [], credentials);
     });

@@ -34,9 +34,15 @@ function compared(report: JsonReport) {
 
 /**
  * Runs the round trip as the identity of `kubeconfig`, in YAML and in JSON, with `scope` (`-n NS` or
- * nothing), and returns the findings. `secrets` are texts no dump may contain.
+ * nothing), and returns the findings. `secrets` are texts no dump may contain; with `secretsDenied`, the
+ * identity may not get Secrets, which the dump must name as failed reads (exit 1).
  */
-export async function expectRoundTrip(kubeconfig: string, scope: readonly string[], secrets: readonly string[] = []): Promise<JsonReport> {
+export async function expectRoundTrip(
+  kubeconfig: string,
+  scope: readonly string[],
+  secrets: readonly string[] = [],
+  opts: { readonly secretsDenied?: boolean } = {},
+): Promise<JsonReport> {
   const env = { env: { PATH: process.env['PATH'] ?? '' } };
   const live = await runBundle(['doctor', '--kubeconfig', kubeconfig, '--config-only', '-o', 'json', ...scope], env);
   const liveReport = JSON.parse(live.stdout) as JsonReport;
@@ -44,8 +50,16 @@ export async function expectRoundTrip(kubeconfig: string, scope: readonly string
   try {
     for (const format of ['yaml', 'json']) {
       const dump = await runBundle(['dump', '--kubeconfig', kubeconfig, '-o', format, ...scope], env);
-      expect(dump.stderr, `dump -o ${format}`).toBe('');
-      expect(dump.code).toBe(0);
+      if (opts.secretsDenied === true) {
+        // Each pull secret it may not get is a failed read: named on stderr (and in the stream), exit 1.
+        const lines = dump.stderr.split('\n').filter((line) => line !== '');
+        expect(lines.length, `dump -o ${format}: the failed reads`).toBeGreaterThan(0);
+        for (const line of lines) expect(line).toMatch(/^warning: a read failed, so its objects are missing: Secret \S+: 403 .*forbidden/);
+        expect(dump.code).toBe(1);
+      } else {
+        expect(dump.stderr, `dump -o ${format}`).toBe('');
+        expect(dump.code).toBe(0);
+      }
       expect(dump.stdout).toMatch(
         format === 'yaml' ? /^# inferencecache dump taken \S+Z by inferencecache / : /^\{"\$comment":"inferencecache dump taken /,
       );
