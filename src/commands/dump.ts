@@ -17,6 +17,7 @@ import type { DumpStream } from '../files/dump-stream.ts';
 import { EXIT_CODES, type ExitCode } from '../report/exit-codes.ts';
 import { writerOf } from '../report/output-formats.ts';
 import { forTerminal } from '../report/terminal-text.ts';
+import { pause } from '../probes/deadline.ts';
 import { interruptionOf } from '../text/errors.ts';
 
 /** How much of the stream is gathered before it is handed to stdout. */
@@ -42,9 +43,9 @@ type Written =
   | { readonly kind: 'interrupted'; readonly reason: string }
   | { readonly kind: 'failed'; readonly reason: string };
 
-/** Resolves after `ms`, without holding the process open. */
-function pause(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/** Hands `text` to stdout, waiting for it to be taken at most the grace an interrupted run allows. */
+async function writeWithinGrace(io: RunIO, text: string): Promise<void> {
+  await Promise.race([io.out(text), pause(CUT_GRACE_MS, undefined)]);
 }
 
 /**
@@ -73,7 +74,7 @@ async function writeStream(io: RunIO, stream: DumpStream): Promise<Written> {
   }
   const interrupted = interruptionOf(io.interrupt);
   if (interrupted !== undefined) {
-    await Promise.race([io.out(chunk + stream.cut(interrupted)), pause(CUT_GRACE_MS)]);
+    await writeWithinGrace(io, chunk + stream.cut(interrupted));
     return { kind: 'interrupted', reason: interrupted };
   }
   await Promise.race([io.out(chunk), stopped]);
@@ -105,7 +106,7 @@ export async function runDumpCommand(io: RunIO, options: DumpOptions): Promise<E
     return EXIT_CODES.couldNotRun;
   }
   if (written.kind === 'interrupted') {
-    if (dump.interrupted !== undefined) await Promise.race([io.out(stream.cut(written.reason)), pause(CUT_GRACE_MS)]);
+    if (dump.interrupted !== undefined) await writeWithinGrace(io, stream.cut(written.reason));
     await io.err(
       `error: ${forTerminal(written.reason).toString()}; the dump is incomplete and says so at its end (doctor -f refuses it)\n`,
     );

@@ -40,7 +40,12 @@ const CUT_AT_END = /…\[cut: \d+ more characters\]$/;
  * the text enters, so that every format and every message that embeds it gets the cut text.
  */
 export function cutText(text: string): string {
-  const { kept, dropped } = cutTo(text, MAX_QUOTED_CHARS);
+  return cutMarked(text, MAX_QUOTED_CHARS);
+}
+
+/** `text` cut to `max` code points with the cut marked, or `text` when it is short enough. */
+function cutMarked(text: string, max: number): string {
+  const { kept, dropped } = cutTo(text, max);
   return dropped === 0 ? text : `${kept}${cutMark(dropped)}`;
 }
 
@@ -51,6 +56,5 @@ export function isCutText(text: string): boolean {
 
 /** A finding's message no longer than {@link MAX_MESSAGE_CHARS}, the cut marked. */
 export function cutMessage(message: string): string {
-  const { kept, dropped } = cutTo(message, MAX_MESSAGE_CHARS);
-  return dropped === 0 ? message : `${kept}${cutMark(dropped)}`;
+  return cutMarked(message, MAX_MESSAGE_CHARS);
 }

@@ -14,26 +14,6 @@ import type { DumpPolicy, KindDeclaration } from './kind.ts';
 /** The annotation `kubectl apply` keeps the whole applied object in (a Pod's literal env values among it). */
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
-/** `value` without what the path (already split at its dots) names; unchanged where the path leads nowhere. */
-function without(value: unknown, steps: readonly string[]): unknown {
-  const [step, ...rest] = steps;
-  if (step === undefined) return value;
-  const list = step.endsWith('[]');
-  const key = list ? step.slice(0, -2) : step;
-  const fields = obj(value);
-  if (fields === undefined || !(key in fields)) return value;
-  if (rest.length === 0 && !list) {
-    const { [key]: _removed, ...kept } = fields;
-    return kept;
-  }
-  const inner = fields[key];
-  if (list) {
-    if (!Array.isArray(inner)) return value;
-    return { ...fields, [key]: rest.length === 0 ? [] : inner.map((element: unknown) => without(element, rest)) };
-  }
-  return { ...fields, [key]: without(inner, rest) };
-}
-
 /** What stands in for a value the dump leaves out. */
 export const REDACTED = 'REDACTED';
 
@@ -115,9 +95,24 @@ function changed(value: unknown, steps: readonly string[], change: (found: unkno
   return { ...fields, [key]: inner.map((element: unknown) => changed(element, rest, change)) };
 }
 
+/** `parent` without its field `step` (a `list[]` step empties the list); unchanged when it has none. */
+function withoutField(parent: unknown, step: string): unknown {
+  const list = step.endsWith('[]');
+  const key = list ? step.slice(0, -2) : step;
+  const fields = obj(parent);
+  if (fields === undefined || !(key in fields)) return parent;
+  if (list) return Array.isArray(fields[key]) ? { ...fields, [key]: [] } : parent;
+  const { [key]: _removed, ...kept } = fields;
+  return kept;
+}
+
 /** The object with the values at each of `paths` removed (see {@link DumpPolicy}). */
 export function redacted(value: unknown, paths: readonly string[]): unknown {
-  return paths.reduce((object, path) => without(object, path.split('.')), value);
+  return paths.reduce((object, path) => {
+    const steps = path.split('.');
+    const last = steps.pop() ?? '';
+    return changed(object, steps, (parent) => withoutField(parent, last));
+  }, value);
 }
 
 /** The object of Kind `declaration` as the dump writes it. */
