@@ -14,6 +14,8 @@
 #               upstream = the product's controller, server, kvevent-subscriber, kvevent-fake-engine and CLI,
 #               from ../shared/upstream; cert-manager = its controller, webhook and cainjector, from
 #               ../shared/thirdparty (both for `cluster:up -- --node --upstream`)
+#               flux = Flux's source-controller (a module) and helm-controller (from ../shared/thirdparty),
+#               for `cluster:up -- --node --flux`
 # Env: INFERENCECACHE_DOCTOR_CACHE_DIR overrides the cache root; GOMODCACHE/GOCACHE are honoured.
 # The last line printed is the bin dir (same as hack/bin-dir.sh).
 set -euo pipefail
@@ -221,33 +223,37 @@ build_helm() {
   build_bin "$dir" helm "$work" "helm.sh/helm/v${major}/cmd/helm" "$ldflags"
 }
 
-# Argo CD's multi-call binary. Its go.mod replaces gitops-engine with ./gitops-engine (a folder the
-# module zip leaves out) and k8s.io staging modules, so `go install` cannot build it: the module is
-# copied to a writable folder, gitops-engine (a module of its own at the same version) put where the
-# replace points, and the binary built there with the toolchain its go.mod asks for.
+# prepare_nested <work> <what> <module@version> <nested-module@version> <subdir>: once (`.ready`), copies
+# the module to <work>/src, writable, with the nested module (a module of its own, which the module zip
+# leaves out) put at <subdir>, where the module's go.mod replace points. Runs with the caller's GOTOOLCHAIN.
+prepare_nested() {
+  local work="$1" what="$2" module="$3" nested="$4" subdir="$5"
+  [[ -f "$work/.ready" ]] && return 0
+  rm -rf "$work"
+  mkdir -p "$work/download"
+  log "preparing the source of ${what} in ${work}"
+  local dirs main inner
+  dirs=$(cd "$work/download" && GOFLAGS= go mod download -json "$module" "$nested" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  main=$(sed -n 1p <<<"$dirs")
+  inner=$(sed -n 2p <<<"$dirs")
+  [[ -f "$main/go.mod" && -f "$inner/go.mod" ]] || { log "could not download ${module} and ${nested}"; exit 1; }
+  cp -r "$main" "$work/src"
+  chmod -R u+w "$work/src"
+  rm -rf "${work:?}/src/${subdir}"
+  cp -r "$inner" "$work/src/${subdir}"
+  chmod -R u+w "$work/src/${subdir}"
+  rm -rf "$work/download"
+  touch "$work/.ready"
+}
+
+# Argo CD's multi-call binary. Its go.mod replaces gitops-engine with ./gitops-engine and k8s.io staging
+# modules, so `go install` cannot build it: built from a prepared copy (prepare_nested) with the
+# toolchain its go.mod asks for.
 build_argocd() {
   have "${ARGOCD_DIR}/argocd" && return 0
   local work="${CP_WORK_ROOT}/argocd-${ARGOCD_VERSION}"
-  if [[ ! -f "$work/.ready" ]]; then
-    rm -rf "$work"
-    mkdir -p "$work/download"
-    log "preparing the source of Argo CD ${ARGOCD_VERSION} in ${work}"
-    local dirs
-    dirs=$(cd "$work/download" && GOFLAGS= GOTOOLCHAIN="$ARGOCD_GO_TOOLCHAIN" go mod download -json \
-      "github.com/argoproj/argo-cd/v3@${ARGOCD_VERSION}" "github.com/argoproj/argo-cd/gitops-engine/v3@${ARGOCD_VERSION}" |
-      sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-    local argocd engine
-    argocd=$(sed -n 1p <<<"$dirs")
-    engine=$(sed -n 2p <<<"$dirs")
-    [[ -f "$argocd/go.mod" && -f "$engine/go.mod" ]] || { log "could not download Argo CD ${ARGOCD_VERSION}"; exit 1; }
-    cp -r "$argocd" "$work/src"
-    chmod -R u+w "$work/src"
-    rm -rf "$work/src/gitops-engine"
-    cp -r "$engine" "$work/src/gitops-engine"
-    chmod -R u+w "$work/src/gitops-engine"
-    rm -rf "$work/download"
-    touch "$work/.ready"
-  fi
+  GOTOOLCHAIN="$ARGOCD_GO_TOOLCHAIN" prepare_nested "$work" "Argo CD ${ARGOCD_VERSION}" \
+    "github.com/argoproj/argo-cd/v3@${ARGOCD_VERSION}" "github.com/argoproj/argo-cd/gitops-engine/v3@${ARGOCD_VERSION}" gitops-engine
   GOTOOLCHAIN="$ARGOCD_GO_TOOLCHAIN" build_bin "$ARGOCD_DIR" argocd "$work/src" ./cmd \
     "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v} -X github.com/argoproj/argo-cd/v3/common.gitTreeState=clean"
 }
@@ -277,6 +283,34 @@ build_cosign() {
   build_bin "$COSIGN_DIR" cosign "$work" "github.com/sigstore/cosign/v2/cmd/cosign" \
     "-X sigs.k8s.io/release-utils/version.gitVersion=${COSIGN_VERSION}"
 }
+
+# Flux's source-controller from its module, prepared with its api module at ./api (prepare_nested).
+# The proxy refuses pkg/artifact at the version it asks for: the nearest served release stands in.
+build_flux_source_controller() {
+  have "${FLUX_SOURCE_CONTROLLER_DIR}/source-controller" && return 0
+  local work="${CP_WORK_ROOT}/flux-source-controller-${FLUX_SOURCE_CONTROLLER_VERSION}"
+  prepare_nested "$work" "Flux source-controller ${FLUX_SOURCE_CONTROLLER_VERSION}" \
+    "github.com/fluxcd/source-controller@${FLUX_SOURCE_CONTROLLER_VERSION}" "github.com/fluxcd/source-controller/api@${FLUX_SOURCE_CONTROLLER_VERSION}" api
+  quiet "$work/src" go mod edit "-replace=github.com/fluxcd/pkg/artifact=github.com/fluxcd/pkg/artifact@${FLUX_ARTIFACT_VERSION}"
+  build_bin "$FLUX_SOURCE_CONTROLLER_DIR" source-controller "$work/src" . ""
+}
+
+# Flux's helm-controller from its release tree (THIRDPARTY_SRC_DIR), in a writable copy whose replace of
+# Helm by Flux's fork is swapped for upstream Helm at FLUX_HELM_VERSION (docs/real-node.md, "Flux").
+build_flux_helm_controller() {
+  have "${FLUX_HELM_CONTROLLER_DIR}/helm-controller" && return 0
+  local src="${THIRDPARTY_SRC_DIR}/flux-helm-controller-${FLUX_HELM_CONTROLLER_VERSION}"
+  [[ -f "${src}/go.mod" ]] || { log "Flux helm-controller's source is not at ${src}"; exit 1; }
+  local work="${CP_WORK_ROOT}/flux-helm-controller-${FLUX_HELM_CONTROLLER_VERSION}"
+  rm -rf "$work"
+  mkdir -p "$work"
+  (cd "$src" && tar --exclude=./docs --exclude=./tests -cf - .) | (cd "$work" && tar -xf -)
+  chmod -R u+w "$work"
+  quiet "$work" go mod edit -dropreplace=helm.sh/helm/v4 "-require=helm.sh/helm/v4@${FLUX_HELM_VERSION}"
+  build_bin "$FLUX_HELM_CONTROLLER_DIR" helm-controller "$work" . ""
+  rm -rf "$work"
+}
+
 
 # The real product from its source tree (UPSTREAM_SRC_DIR, read-only): the controller, the server, the
 # KV-event subscriber and fake engine, and the upstream CLI (whose `doctor` the parity tests run), static,
@@ -360,7 +394,8 @@ link_set() {
       "cert-manager-controller:${CERT_MANAGER_DIR}/controller" "cert-manager-webhook:${CERT_MANAGER_DIR}/webhook" \
       "cert-manager-cainjector:${CERT_MANAGER_DIR}/cainjector" "upstream-controller:${UPSTREAM_DIR}/controller" \
       "upstream-server:${UPSTREAM_DIR}/server" "upstream-kvevent-subscriber:${UPSTREAM_DIR}/kvevent-subscriber" \
-      "upstream-kvevent-fake-engine:${UPSTREAM_DIR}/kvevent-fake-engine" "upstream-inferencecache:${UPSTREAM_DIR}/inferencecache"; do
+      "upstream-kvevent-fake-engine:${UPSTREAM_DIR}/kvevent-fake-engine" "upstream-inferencecache:${UPSTREAM_DIR}/inferencecache" \
+      "flux-source-controller:${FLUX_SOURCE_CONTROLLER_DIR}/source-controller" "flux-helm-controller:${FLUX_HELM_CONTROLLER_DIR}/helm-controller"; do
     local link="${CP_SET_DIR}/${pair%%:*}" target="${pair#*:}"
     if [[ -x "$target" ]]; then ln -sfn "$target" "$link"; fi
   done
@@ -379,7 +414,7 @@ ensure_api_protos() {
 }
 
 components=("$@")
-[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node argocd registry cosign api-protos upstream cert-manager)
+[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node argocd registry cosign api-protos upstream cert-manager flux)
 log "versions: etcd ${ETCD_VERSION}, kubernetes ${KUBERNETES_VERSION} (kubelet ${KUBELET_VERSION}), helm ${HELM3_VERSION} / ${HELM4_VERSION}; go $(go env GOVERSION)"
 for c in "${components[@]}"; do
   case "$c" in
@@ -402,6 +437,9 @@ for c in "${components[@]}"; do
     api-protos) ensure_api_protos ;;
     upstream) build_upstream ;;
     cert-manager) build_cert_manager ;;
+    flux) build_flux_source_controller; build_flux_helm_controller ;;
+    flux-source-controller) build_flux_source_controller ;;
+    flux-helm-controller) build_flux_helm_controller ;;
     node) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR"; build_kube kube-proxy "$KUBE_PROXY_DIR"; build_kube kubectl "$KUBECTL_DIR"
       build_kube kubelet "$KUBELET_DIR" "$KUBELET_VERSION"; build_coredns; build_kube_router; build_pause ;;
     *) log "unknown component: $c"; exit 2 ;;

@@ -36,3 +36,6 @@ UPSTREAM_SRC_DIR="${INFERENCECACHE_DOCTOR_UPSTREAM_DIR:-${HACK_DIR}/../../shared
 THIRDPARTY_SRC_DIR="${INFERENCECACHE_DOCTOR_THIRDPARTY_DIR:-${HACK_DIR}/../../shared/thirdparty}"
 CERT_MANAGER_DIR="$(cp_component_dir cert-manager "${CERT_MANAGER_VERSION}")"
 UPSTREAM_DIR="$(cp_component_dir upstream "${UPSTREAM_COMMIT}")"
+FLUX_SOURCE_CONTROLLER_DIR="$(cp_component_dir flux-source-controller "${FLUX_SOURCE_CONTROLLER_VERSION}")"
+# keyed by the Helm it is built against too
+FLUX_HELM_CONTROLLER_DIR="$(cp_component_dir flux-helm-controller "${FLUX_HELM_CONTROLLER_VERSION}-helm-${FLUX_HELM_VERSION}")"

@@ -5,6 +5,8 @@
 //                                                            as pods (root)
 //   node dev/cluster/cli.ts up --node --argocd               … and Argo CD's repo-server and application-controller,
 //                                                            Redis, and the chart as a Helm repository
+//   node dev/cluster/cli.ts up --node --flux                 … and Flux's source-controller and helm-controller, with
+//                                                            their CRDs (HelmReleases from the node's OCI registry)
 //   node dev/cluster/cli.ts up --node --upstream             … with the real product instead of the sample install:
 //                                                            cert-manager, upstream's config/default (built from
 //                                                            ../shared/upstream) and the doctor's chart beside it
@@ -16,7 +18,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { NODE_NAME, POD_CIDR, SERVICE_CIDR } from './node/addresses.ts';
 import { nodeLeftovers, startNodeCluster, stopNodeCluster, type NodeClusterState } from './node/node.ts';
-import { doctorChartArgs, doctorImageValues, pullSecret, registryLoginArgs } from './node/registry.ts';
+import { doctorChart, doctorChartArgs, doctorImageValues, pullSecret, registryLoginArgs } from './node/registry.ts';
+import { FLUX_NAMESPACE } from './node/flux.ts';
 import { WORKLOAD_NAMESPACE, deploySampleInstall } from './node/sample-install-pods.ts';
 import { INSTALL_NAMESPACE, applyObjects } from './manifests.ts';
 import { installUpstream } from './upstream/install.ts';
@@ -57,7 +60,8 @@ async function up(args: string[]): Promise<void> {
       return state;
     };
     const argocd = args.includes('--argocd');
-    const cluster = await startNodeCluster({ detached: true, log, onState: record, argocd }).catch((err: unknown) => {
+    const flux = args.includes('--flux');
+    const cluster = await startNodeCluster({ detached: true, log, onState: record, argocd, flux }).catch((err: unknown) => {
       if (process.env['KEEP_CP'] !== '1') fs.rmSync(stateFile, { force: true });
       throw err;
     });
@@ -91,7 +95,11 @@ async function up(args: string[]): Promise<void> {
     );
     if (cluster.argocd !== undefined)
       log(`Argo CD: namespace argocd; the chart ${cluster.argocd.chartVersion} in the Helm repository ${cluster.argocd.helmRepoUrl}`);
-    log(`logs: ${cluster.state.dir}/*.log, ${cluster.state.dir}/argocd/*.log and ${state.dir}`);
+    if (cluster.flux !== undefined)
+      log(
+        `Flux: source-controller and helm-controller (namespace ${FLUX_NAMESPACE}); the chart as an OCIRepository: ${doctorChart(registry)} (chart/README.md, "Flux")`,
+      );
+    log(`logs: ${cluster.state.dir}/*.log, ${cluster.state.dir}/argocd/*.log, ${cluster.state.dir}/flux/*.log and ${state.dir}`);
     // The registry's coordinates for the README's commands, then KUBECONFIG last (what scripts take).
     console.log(
       `export ICD_REGISTRY=${registry.host} ICD_REGISTRY_CA=${registry.caFile} ICD_REGISTRY_USER=${registry.user} ICD_REGISTRY_PASSWORD=${registry.password}`,
@@ -144,7 +152,7 @@ try {
   else if (cmd === 'down') await down();
   else if (cmd === 'status') status();
   else {
-    console.error('usage: cli.ts up [--with-controller-manager | --node [--argocd] [--upstream [--server-tls]]] | down | status');
+    console.error('usage: cli.ts up [--with-controller-manager | --node [--argocd] [--flux] [--upstream [--server-tls]]] | down | status');
     process.exitCode = 2;
   }
 } catch (err) {

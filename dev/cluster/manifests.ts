@@ -179,7 +179,11 @@ function waitUntil(what: string, timeoutMs: number, look: () => Promise<true | s
  * listable (a fresh client each time, so no stale discovery cache). Idempotent.
  */
 export async function installCrds(kc: KubeConfig, timeoutMs = 30_000): Promise<KubeObject[]> {
-  const crds = loadManifests('crds');
+  return applyCrds(kc, loadManifests('crds'), timeoutMs);
+}
+
+/** Applies `crds` (anyone's: Argo CD's, Flux's) and waits as {@link installCrds} does. Idempotent. */
+export async function applyCrds(kc: KubeConfig, crds: KubeObject[], timeoutMs = 30_000): Promise<KubeObject[]> {
   await applyObjects(kc, crds);
   const ext = kc.makeApiClient(ApiextensionsV1Api);
   for (const crd of crds) {

@@ -1,5 +1,5 @@
-// The README's by-hand Helm test on the real node: `npm run cluster:up -- --node`, then `helm install` and
-// `helm test --logs` with the printed KUBECONFIG, then `npm run cluster:down`, which exits non-zero when
+// The README's by-hand Helm test on the real node: `npm run cluster:up -- --node --flux`, then `helm install`
+// and `helm test --logs` with the printed KUBECONFIG, then `npm run cluster:down`, which exits non-zero when
 // anything of the cluster is left in the machine (it checks processes, mounts, cgroups, network
 // namespaces, interfaces, iptables chains and tables, ipsets, folders and sysctls).
 import { spawnSync } from 'node:child_process';
@@ -13,16 +13,21 @@ import { PROJECT_ROOT } from '../../dev/paths.ts';
 import { HELM_MUST_RUN, helmBinaries, runHelm, type HelmBinary } from '../support/helm.ts';
 import { ensureImage } from '../support/image/build.ts';
 import { NODE_NAME } from '../../dev/cluster/node/addresses.ts';
+import { FLUX_PROCESSES, missingForFlux } from '../../dev/cluster/node/flux.ts';
 import { missingForNode, nodeBinaries, type NodeClusterState } from '../../dev/cluster/node/node.ts';
 import { doctorChartArgs, doctorImageValues, registryLoginArgs, type NodeRegistry } from '../../dev/cluster/node/registry.ts';
 
 const helm4 = helmBinaries().find((h) => h.name === 'Helm 4');
-const missing = [...missingForNode(), ...(helm4 === undefined ? ['Helm 4'] : helm4.missing === '' ? [] : [helm4.missing])];
+const missing = [
+  ...missingForNode(),
+  ...missingForFlux(),
+  ...(helm4 === undefined ? ['Helm 4'] : helm4.missing === '' ? [] : [helm4.missing]),
+];
 if (missing.length > 0 && HELM_MUST_RUN) throw new Error(`cluster:up --node must run under CI: missing ${missing.join(', ')}`);
 const skip = missing.length > 0;
 const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see README "A real node")` : '';
 
-describe.skipIf(skip)(`cluster:up --node, by hand${skipReason}`, () => {
+describe.skipIf(skip)(`cluster:up --node --flux, by hand${skipReason}`, () => {
   it('comes up (kubectl get nodes: Ready), passes helm install + helm test --logs, and cluster:down leaves nothing', () => {
     requireBundle();
     ensureImage();
@@ -35,12 +40,14 @@ describe.skipIf(skip)(`cluster:up --node, by hand${skipReason}`, () => {
         encoding: 'utf8',
         timeout: 600_000,
       });
-    const up = cli('up', '--node');
+    // With Flux's controllers too, so that cluster:down and its leftovers check are held to them.
+    const up = cli('up', '--node', '--flux');
     expect(up.status, up.stderr).toBe(0);
     const last = up.stdout.trim().split('\n').at(-1) ?? '';
     expect(last).toMatch(/^export KUBECONFIG=\S+$/);
     const kubeconfig = last.slice('export KUBECONFIG='.length);
     const state = JSON.parse(readFileSync(env.CONTROLPLANE_STATE_FILE, 'utf8')) as { node: NodeClusterState };
+    for (const name of FLUX_PROCESSES) expect(isAlive(state.node.pids[name] ?? 0), name).toBe(true);
     try {
       const nodes = spawnSync(nodeBinaries().kubectl, ['get', 'nodes', '--kubeconfig', kubeconfig], { encoding: 'utf8' });
       expect(nodes.status, nodes.stderr).toBe(0);

@@ -1,8 +1,8 @@
 // The real product on the real node: inference-cache's controller, server, webhooks and KV-event
 // subscriber built from its source tree (../shared/upstream), cert-manager v1.21.1 built from its
 // sources, installed as the product's README installs them (docs/real-node.md, "The real product"). The
-// doctor's Helm test runs beside it; the upstream doctor, built from the same tree, runs against the
-// same cluster for parity. No TypeScript stand-in runs here.
+// doctor's Helm test runs beside it (and under Argo CD and Flux); the upstream doctor, built from the
+// same tree, runs against the same cluster for parity. No TypeScript stand-in runs here.
 import {
   AdmissionregistrationV1Api,
   AppsV1Api,
@@ -18,6 +18,7 @@ import { requireBundle } from '../../dev/bundle.ts';
 import { CHECKS } from '../../src/checks/registry.ts';
 import { GROUP, INSTALL_NAMESPACE, VERSION, applyObjects, deleteNamespace, type KubeObject } from '../../dev/cluster/manifests.ts';
 import { missingForArgoCd } from '../../dev/cluster/node/argocd.ts';
+import { missingForFlux } from '../../dev/cluster/node/flux.ts';
 import { CONTROLLER_LEADER_LEASE } from '../../src/cluster/kinds/install.ts';
 import { NODE_NAME } from '../../dev/cluster/node/addresses.ts';
 import { missingForNode, nodeBinaries, nodeLeftovers, startNodeCluster, type NodeCluster } from '../../dev/cluster/node/node.ts';
@@ -47,13 +48,14 @@ import { PACKAGE } from '../../dev/package.ts';
 import { pollUntil } from '../../dev/poll.ts';
 import { collectProcess } from '../../dev/process.ts';
 import { applications, hookEntry } from '../support/argocd-apps.ts';
+import { helmReleases } from '../support/flux-releases.ts';
 import { runBundle } from '../support/bundle.ts';
 import { HELM_MUST_RUN, helmBinaries, reportIn, runHelmAsync } from '../support/helm.ts';
 import { ensureImage } from '../support/image/build.ts';
 import type { JsonReport } from '../support/json-report.ts';
 import { assertReportSchema } from '../support/report-schema.ts';
 
-const missing = [...missingForNode(), ...missingForUpstream(), ...missingForArgoCd()];
+const missing = [...missingForNode(), ...missingForUpstream(), ...missingForArgoCd(), ...missingForFlux()];
 if (missing.length > 0 && HELM_MUST_RUN)
   throw new Error(`the real product on the real node must run under CI: missing ${missing.join(', ')}`);
 const skip = missing.length > 0;
@@ -155,7 +157,7 @@ describe.skipIf(skip)(`the real inference-cache, built from its source, with the
   beforeAll(async () => {
     requireBundle();
     ensureImage();
-    cluster = await startNodeCluster({ argocd: true, log });
+    cluster = await startNodeCluster({ argocd: true, flux: true, log });
     product = await installUpstream(cluster, { log });
     if (HELM4 === undefined) throw new Error('no Helm 4');
     const login = await runHelmAsync(HELM4, registryLoginArgs(cluster.registry));
@@ -249,6 +251,26 @@ describe.skipIf(skip)(`the real inference-cache, built from its source, with the
         expect(codes(report)).toEqual(expect.arrayContaining(['SV003', 'SN004', 'PL002', 'PB002', 'CB006', 'EP002']));
       } finally {
         await argo.remove(name);
+      }
+    }, 600_000);
+
+    it("Flux's helm-controller installs the chart from the registry and its Helm test passes too", async () => {
+      const flux = helmReleases(cluster.kc, cluster.registry);
+      const name = 'doctor-flux';
+      await flux.applySource();
+      await flux.create(name);
+      try {
+        const s = await flux.settled(name);
+        const ready = flux.condition(s, 'Ready');
+        log(`Flux: Ready=${ready?.status ?? '?'} ${ready?.reason ?? ''}: ${ready?.message ?? ''}`);
+        expect(ready).toMatchObject({ status: 'True', reason: 'TestSucceeded' });
+        expect(flux.condition(s, 'TestSuccess')?.status).toBe('True');
+        const report = reportIn(await core().readNamespacedPodLog({ namespace: INSTALL_NAMESPACE, name: `${name}-inferencecache-doctor` }));
+        assertReportSchema(report);
+        expect(codes(report)).toEqual(expect.arrayContaining(['SV003', 'SN004', 'PL002', 'PB002', 'CB006', 'EP002']));
+        expect(notOk(report)).toEqual([]);
+      } finally {
+        await flux.remove(name);
       }
     }, 600_000);
 

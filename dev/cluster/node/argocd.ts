@@ -15,12 +15,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { freePorts, httpGetOk, readPinnedVersions, resolveBinaries, spawnLogged, waitFor } from '../controlplane.ts';
-import { applyObjects, loadYamlFile, type KubeObject } from '../manifests.ts';
+import { applyCrds, applyObjects, loadYamlFile, type KubeObject } from '../manifests.ts';
 import { PROJECT_ROOT, cacheRoot } from '../../paths.ts';
-import { pollUntil } from '../../poll.ts';
 
 /** The namespace Argo CD's objects live in. */
 export const ARGOCD_NAMESPACE = 'argocd';
@@ -120,18 +119,6 @@ function helm(bin: string, args: readonly string[], home: string): void {
   if (run.status !== 0) throw new Error(`helm ${args.join(' ')}: ${run.stderr || run.stdout}`);
 }
 
-async function installArgoCdCrds(kc: KubeConfig, crdsDir: string): Promise<void> {
-  const crds = ['application-crd.yaml', 'appproject-crd.yaml'].flatMap((f) => loadYamlFile(join(crdsDir, f)));
-  await applyObjects(kc, crds);
-  const ext = kc.makeApiClient(ApiextensionsV1Api);
-  for (const crd of crds) {
-    await pollUntil(`CRD ${crd.metadata.name} Established`, { timeoutMs: 60_000, intervalMs: 500 }, async () => {
-      const live = await ext.readCustomResourceDefinition({ name: crd.metadata.name });
-      return live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') === true || 'not Established';
-    });
-  }
-}
-
 /** Starts Redis, the Helm repository, the repo-server and the application-controller; applies Argo CD's objects. */
 export async function startArgoCd(opts: ArgoCdOptions): Promise<ArgoCd> {
   const { kc, dir, detached, log, started } = opts;
@@ -201,7 +188,11 @@ export async function startArgoCd(opts: ArgoCdOptions): Promise<ArgoCd> {
   );
 
   log('applying the Argo CD CRDs, argocd-cm, argocd-secret and the default AppProject');
-  await installArgoCdCrds(kc, programs.crds);
+  await applyCrds(
+    kc,
+    ['application-crd.yaml', 'appproject-crd.yaml'].flatMap((f) => loadYamlFile(join(programs.crds, f))),
+    60_000,
+  );
   await applyObjects(kc, argoCdObjects());
   await applyObjects(kc, [DEFAULT_PROJECT]);
 

@@ -50,6 +50,7 @@ import {
 import { buildNodeImages } from '../images.ts';
 import { startKubelet } from './kubelet.ts';
 import { ARGOCD_PROCESSES, startArgoCd, type ArgoCd } from './argocd.ts';
+import { FLUX_PROCESSES, startFlux, type Flux } from './flux.ts';
 import { publishChart, publishDoctorImage, registryPrograms, startRegistry, type NodeRegistry } from './registry.ts';
 
 /** The node's programs, where hack/build-tools.sh puts them. */
@@ -120,6 +121,8 @@ export interface NodeCluster {
   readonly kc: KubeConfig;
   /** Argo CD, when it was asked for. */
   readonly argocd?: ArgoCd;
+  /** Flux's source-controller and helm-controller, when they were asked for. */
+  readonly flux?: Flux;
   /** The node's image registry, which containerd trusts (registry.ts). */
   readonly registry: NodeRegistry;
   stop(): Promise<void>;
@@ -136,6 +139,8 @@ export interface NodeClusterOptions {
   readonly onState?: (state: NodeClusterState) => void;
   /** Also start Argo CD's repo-server and application-controller, with Redis and the chart's Helm repository (argocd.ts). */
   readonly argocd?: boolean;
+  /** Also start Flux's source-controller and helm-controller with their CRDs (flux.ts). */
+  readonly flux?: boolean;
 }
 
 /**
@@ -312,6 +317,7 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
     );
     const argocd =
       opts.argocd === true ? await startArgoCd({ kc, kubeconfigPath: cp.kubeconfigPath, dir, detached, log, started }) : undefined;
+    const flux = opts.flux === true ? await startFlux({ kc, kubeconfigPath: cp.kubeconfigPath, dir, detached, log, started }) : undefined;
     const running = state();
     let stopped = false;
     return {
@@ -319,6 +325,7 @@ export async function startNodeCluster(opts: NodeClusterOptions = {}): Promise<N
       kc,
       registry: nodeRegistry,
       ...(argocd === undefined ? {} : { argocd }),
+      ...(flux === undefined ? {} : { flux }),
       async stop() {
         if (stopped) return;
         stopped = true;
@@ -356,7 +363,7 @@ async function stopProcess(pid: number | undefined, dir: string): Promise<void> 
 }
 
 /**
- * Takes the cluster down in the order that leaves nothing: Argo CD's processes, the scheduler (no new pods land), then
+ * Takes the cluster down in the order that leaves nothing: Argo CD's and Flux's processes, the scheduler (no new pods land), then
  * every pod on the node is deleted while the kubelet still runs (it stops the sandboxes, so the CNI
  * plugin releases addresses, veths and network namespaces); then kube-router and kube-proxy, each run
  * once more in its cleanup mode; the kubelet; containerd's remaining containers and containerd; mounts
@@ -364,8 +371,8 @@ async function stopProcess(pid: number | undefined, dir: string): Promise<void> 
  */
 export async function stopNodeCluster(state: NodeClusterState, log: (line: string) => void = () => undefined): Promise<string[]> {
   const problems: string[] = [];
-  // Argo CD first, so that nothing re-creates what is taken down.
-  for (const name of ARGOCD_PROCESSES) await stopProcess(state.pids[name], state.dir);
+  // Argo CD and Flux first, so that nothing re-creates what is taken down.
+  for (const name of [...ARGOCD_PROCESSES, ...FLUX_PROCESSES]) await stopProcess(state.pids[name], state.dir);
   await stopProcess(state.pids['kube-scheduler'], state.dir);
   if (isNodeProcess(state.pids['kubelet'], state.dir) && isAlive(state.controlPlane.pids.apiserver)) {
     try {

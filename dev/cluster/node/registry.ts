@@ -230,15 +230,16 @@ export function nodeHelm(
 
 /**
  * Packages `chartDir` and pushes it to the registry as an OCI artifact, as a release does, with `helm`
- * and the node's Helm configuration ({@link nodeHelm}; the login stays there).
+ * and the node's Helm configuration ({@link nodeHelm}; the login stays there). `version` (the chart's
+ * own by default) makes a new release of the same chart, as a new tag.
  */
-export function publishChart(registry: NodeRegistry, helm: string, chartDir: string, nodeDir: string): void {
+export function publishChart(registry: NodeRegistry, helm: string, chartDir: string, nodeDir: string, version = PACKAGE.version): void {
   const home = join(nodeDir, 'registry', 'helm');
-  nodeHelm(helm, nodeDir, ['package', chartDir, '--destination', home]);
+  nodeHelm(helm, nodeDir, ['package', chartDir, '--version', version, '--destination', home]);
   nodeHelm(helm, nodeDir, registryLoginArgs(registry));
   nodeHelm(helm, nodeDir, [
     'push',
-    join(home, `inferencecache-doctor-${PACKAGE.version}.tgz`),
+    join(home, `inferencecache-doctor-${version}.tgz`),
     chartsRepository(registry),
     '--ca-file',
     registry.caFile,
