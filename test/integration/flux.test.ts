@@ -152,6 +152,28 @@ describe.skipIf(skip)(
       expect(pods[0]?.status?.phase).toBe('Succeeded');
     }, 600_000);
 
+    it('d. forcing a release (the annotations `flux reconcile helmrelease --force` writes) judges the install again: a new revision, tested once', async () => {
+      const before = (await releases().status('doctor')).history?.[0]?.version ?? 0;
+      const token = String(Date.now());
+      await refreshBackend();
+      kubectl([
+        'annotate',
+        '--field-manager=flux-client-side-apply',
+        '--overwrite',
+        'helmrelease/doctor',
+        '-n',
+        INSTALL_NAMESPACE,
+        `reconcile.fluxcd.io/requestedAt=${token}`,
+        `reconcile.fluxcd.io/forceAt=${token}`,
+      ]);
+      const s = await releases().settled('doctor', (st) => (st.history?.[0]?.version ?? 0) > before);
+      log('d force', s);
+      expect(conditionOf(s, 'Ready')).toMatchObject({ status: 'True', reason: 'TestSucceeded' });
+      expect(s.history?.[0]).toMatchObject({ version: before + 1, testHooks: { [testPod('doctor')]: { phase: 'Succeeded' } } });
+      expect(await eventCount('doctor', 'TestSucceeded', `doctor.v${before + 1} `)).toBe(1);
+      expect((await podsOf('doctor')).map((p) => p.metadata?.name)).toEqual([testPod('doctor')]);
+    }, 600_000);
+
     it("b. server NOT_SERVING on install: TestSuccess=False, Ready=False TestFailed, uninstalled between and after the attempts; the doctor's reason one command from Flux's message", async () => {
       await setServerHealth(cluster.kc, 'NOT_SERVING');
       try {
@@ -265,6 +287,40 @@ describe.skipIf(skip)(
         await custom().deleteNamespacedCustomObject({ ...CACHE_BACKENDS, namespace: ns, name: 'late' });
         await deleteNamespace(cluster.kc, ns);
         await releases().remove(name);
+      }
+    }, 600_000);
+
+    it("e. a failing post-install hook fails the install itself and the test never runs; a hook outliving spec.timeout fails it with Flux's timeout", async () => {
+      await setServerHealth(cluster.kc, 'NOT_SERVING');
+      try {
+        await refreshBackend();
+        await releases().create('hookfail', { values: { hooks: { postInstallUpgrade: true }, wait: { afterDeploySeconds: 0 } } });
+        await releases().create('hookslow', {
+          timeout: '20s',
+          values: { hooks: { postInstallUpgrade: true }, wait: { afterDeploySeconds: 120 } },
+        });
+        for (const name of ['hookfail', 'hookslow']) {
+          const s = await releases().settled(name, (st) => conditionOf(st, 'Released')?.status === 'False');
+          log(`e ${name}`, s);
+          console.info(`[flux e ${name}] ${conditionOf(s, 'Ready')?.message ?? ''}`);
+          expect(conditionOf(s, 'Ready')).toMatchObject({ status: 'False', reason: 'InstallFailed' });
+          expect(conditionOf(s, 'Released')).toMatchObject({ status: 'False', reason: 'InstallFailed' });
+          expect(conditionOf(s, 'TestSuccess'), 'no test after a failed install').toBeUndefined();
+          expect(await pod(testPod(name))).toBeUndefined();
+          expect(conditionOf(s, 'Ready')?.message).toContain('failed post-install: ');
+        }
+        const failed = (await pod(`${testPod('hookfail')}-deploy`))?.status?.containerStatuses?.[0]?.state?.terminated;
+        expect(failed?.message).toMatch(/^inferencecache doctor: exit 2 \(--fail-on fail\); 1 FAIL/);
+        expect(conditionOf(await releases().status('hookfail'), 'Ready')?.message).toContain(
+          `Pod/${INSTALL_NAMESPACE}/${testPod('hookfail')}-deploy status: 'Failed'`,
+        );
+        // Flux's deadline, in words that name neither the pod nor a finding.
+        expect(conditionOf(await releases().status('hookslow'), 'Ready')?.message).toMatch(/failed post-install: .*context deadline/);
+        expect((await pod(`${testPod('hookslow')}-deploy`))?.status?.phase, 'still waiting when Flux gave up').toBe('Running');
+      } finally {
+        await setServerHealth(cluster.kc, 'SERVING');
+        await releases().remove('hookfail');
+        await releases().remove('hookslow');
       }
     }, 600_000);
 
