@@ -97,19 +97,12 @@ export async function startFlux(opts: FluxOptions): Promise<Flux> {
   symlinkSync(programs.helmController, join(paths.bin, 'helm-controller'));
 
   log('applying the Flux CRDs (source-controller, helm-controller) and the flux-system namespace');
-  const crdFiles = [
-    ...readdirSync(programs.sourceCrds)
+  const yamlFiles = (folder: string) =>
+    readdirSync(folder)
       .filter((f) => f.endsWith('.yaml'))
-      .map((f) => join(programs.sourceCrds, f)),
-    ...readdirSync(programs.helmCrds)
-      .filter((f) => f.endsWith('.yaml'))
-      .map((f) => join(programs.helmCrds, f)),
-  ];
-  await applyCrds(
-    kc,
-    crdFiles.flatMap((f) => loadYamlFile(f)),
-    60_000,
-  );
+      .map((f) => join(folder, f));
+  const crds = [programs.sourceCrds, programs.helmCrds].flatMap(yamlFiles).flatMap((f) => loadYamlFile(f));
+  await applyCrds(kc, crds, 60_000);
   const namespace: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: FLUX_NAMESPACE } };
   await applyObjects(kc, [namespace]);
 
