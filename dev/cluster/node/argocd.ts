@@ -15,8 +15,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import type { AddOnOptions } from './add-on-options.ts';
 import { freePorts, httpGetOk, readPinnedVersions, resolveBinaries, spawnLogged, waitFor } from '../controlplane.ts';
 import { applyCrds, applyObjects, loadYamlFile, type KubeObject } from '../manifests.ts';
 import { PROJECT_ROOT, cacheRoot } from '../../paths.ts';
@@ -65,18 +65,6 @@ export interface ArgoCd {
   readonly publishChart: (version: string) => void;
 }
 
-export interface ArgoCdOptions {
-  readonly kc: KubeConfig;
-  /** The cluster-admin kubeconfig the application-controller deploys with. */
-  readonly kubeconfigPath: string;
-  /** The node's folder: Argo CD's lives under it. */
-  readonly dir: string;
-  readonly detached: boolean;
-  readonly log: (line: string) => void;
-  /** Records a started process (its pid) at once, so a failure later still takes it down. */
-  readonly started: (name: string, pid: number) => number;
-}
-
 /** The processes {@link startArgoCd} starts, in the order they are stopped. */
 export const ARGOCD_PROCESSES = ['argocd-application-controller', 'argocd-repo-server', 'redis', 'helm-repo'] as const;
 
@@ -120,7 +108,7 @@ function helm(bin: string, args: readonly string[], home: string): void {
 }
 
 /** Starts Redis, the Helm repository, the repo-server and the application-controller; applies Argo CD's objects. */
-export async function startArgoCd(opts: ArgoCdOptions): Promise<ArgoCd> {
+export async function startArgoCd(opts: AddOnOptions): Promise<ArgoCd> {
   const { kc, dir, detached, log, started } = opts;
   const programs = argoCdPrograms();
   const missing = missingForArgoCd();

@@ -11,11 +11,12 @@
  * @module
  */
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import { join } from 'node:path';
+import type { AddOnOptions } from './add-on-options.ts';
 import { freePorts, httpGetOk, readPinnedVersions, spawnLogged, waitFor } from '../controlplane.ts';
 import { applyCrds, applyObjects, loadYamlFile, type KubeObject } from '../manifests.ts';
-import { PROJECT_ROOT, cacheRoot } from '../../paths.ts';
+import { cacheRoot } from '../../paths.ts';
+import { thirdpartySourceDir } from '../upstream/programs.ts';
 
 /** The namespace Flux's controllers report from (`RUNTIME_NAMESPACE`), as `flux install` makes it. */
 export const FLUX_NAMESPACE = 'flux-system';
@@ -23,11 +24,6 @@ export const FLUX_NAMESPACE = 'flux-system';
 /** The API groups and versions the tests and the README's manifests use. */
 export const HELM_RELEASES = { group: 'helm.toolkit.fluxcd.io', version: 'v2', plural: 'helmreleases' } as const;
 export const OCI_REPOSITORIES = { group: 'source.toolkit.fluxcd.io', version: 'v1', plural: 'ocirepositories' } as const;
-
-/** The third-party sources beside the project (hack/lib.sh's THIRDPARTY_SRC_DIR, by the same rule). */
-function thirdpartySourceDir(): string {
-  return resolve(PROJECT_ROOT, process.env['INFERENCECACHE_DOCTOR_THIRDPARTY_DIR'] || '../shared/thirdparty');
-}
 
 /** What Flux needs on this machine, where hack/build-tools.sh puts it. */
 export interface FluxPrograms {
@@ -64,18 +60,6 @@ export function missingForFlux(): string[] {
 /** The processes {@link startFlux} starts, in the order they are stopped (helm-controller first: it uses the other's artifacts). */
 export const FLUX_PROCESSES = ['flux-helm-controller', 'flux-source-controller'] as const;
 
-export interface FluxOptions {
-  readonly kc: KubeConfig;
-  /** The cluster-admin kubeconfig both controllers use. */
-  readonly kubeconfigPath: string;
-  /** The node's folder: Flux's lives under it. */
-  readonly dir: string;
-  readonly detached: boolean;
-  readonly log: (line: string) => void;
-  /** Records a started process (its pid) at once, so a failure later still takes it down. */
-  readonly started: (name: string, pid: number) => number;
-}
-
 /** Running Flux controllers. */
 export interface Flux {
   /** `http://127.0.0.1:<port>`: where source-controller serves artifacts and helm-controller fetches them. */
@@ -85,7 +69,7 @@ export interface Flux {
 }
 
 /** Starts source-controller and helm-controller after applying their CRDs and `flux-system`. */
-export async function startFlux(opts: FluxOptions): Promise<Flux> {
+export async function startFlux(opts: AddOnOptions): Promise<Flux> {
   const { kc, dir, detached, log, started } = opts;
   const programs = fluxPrograms();
   const missing = missingForFlux();

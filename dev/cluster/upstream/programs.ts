@@ -17,6 +17,11 @@ export function upstreamSourceDir(): string {
   return resolve(PROJECT_ROOT, process.env['INFERENCECACHE_DOCTOR_UPSTREAM_DIR'] || '../shared/upstream');
 }
 
+/** The third-party sources beside the project (hack/lib.sh's THIRDPARTY_SRC_DIR, by the same rule): cert-manager's commands, Flux's helm-controller. */
+export function thirdpartySourceDir(): string {
+  return resolve(PROJECT_ROOT, process.env['INFERENCECACHE_DOCTOR_THIRDPARTY_DIR'] || '../shared/thirdparty');
+}
+
 /** The product's programs, built static from its tree. */
 export interface UpstreamPrograms {
   readonly controller: string;
