@@ -341,17 +341,16 @@ export const networkPolicyReachability = defineCheck({
   name: 'NetworkPolicyReachability',
   codes: CODES,
   reads: { networkPolicies: 'read', installPods: 'read', ownNamespace: 'optional' },
-  probes: { server: 'required' },
+  probes: { routes: 'required' },
   judge({ state, probes, namespace, self }, emit) {
-    const server = probes.server;
-    if (server.location.kind !== 'found') return [];
+    const { routes } = probes;
     const failed = unanswered([
-      ['GET /snapshot', server.snapshot],
-      ['HEAD /policy', server.policy],
-      ['HEAD /probe', server.probe],
+      ['GET /snapshot', routes.snapshot],
+      ['HEAD /policy', routes.policy],
+      ['HEAD /probe', routes.probe],
     ]);
     if (failed.length === 0) return [];
-    const base = server.location.httpBase;
+    const base = routes.base;
     const trigger = describeTrigger(failed, base);
     const { networkPolicies, installPods } = state;
     if (!installPods.ok)

@@ -76,9 +76,26 @@ export function judge(input: CheckInput, checks: readonly Check[] = CHECKS): Fin
   return [...judgeByCheck(input, checks)].flat();
 }
 
-/** The declarations a run judges with: under `--config-only`, those that require no probe. */
-export function activeDeclarations<D extends Declaration>(options: { readonly configOnly: boolean }, checks: readonly D[]): D[] {
-  return checks.filter((check) => !options.configOnly || Object.values(check.probes).every((mode) => mode !== 'required'));
+/**
+ * Which probes a run makes: none under `--config-only`; all but the routes of the server's
+ * controller-facing listener when `controllerListener` is false (a monitor not let probe it).
+ */
+export interface ProbeChoice {
+  readonly configOnly: boolean;
+  /** Whether the `:8081` routes are probed; true unless said otherwise (the doctor always probes them). */
+  readonly controllerListener?: boolean;
+}
+
+/** Whether a run of `options` makes probe `name`. */
+function probes(options: ProbeChoice, name: ProbeName): boolean {
+  return !options.configOnly && (name !== 'routes' || options.controllerListener !== false);
+}
+
+/** The declarations a run judges with: those whose required probes the run makes. */
+export function activeDeclarations<D extends Declaration>(options: ProbeChoice, checks: readonly D[]): D[] {
+  return checks.filter((check) =>
+    Object.entries(check.probes).every(([name, mode]) => mode !== 'required' || probes(options, name as ProbeName)),
+  );
 }
 
 /** What one run must gather and probe, derived from what its checks declare. */
@@ -88,14 +105,14 @@ export interface RunPlan {
 }
 
 /**
- * The plan of a run: under `--config-only` no probe runs, so the checks that require one do not run
- * and their reads are not gathered; every other check's reads are.
+ * The plan of a run: a check that requires a probe the run does not make (none under `--config-only`)
+ * does not run and its reads are not gathered; every other check's reads are.
  */
-export function planRun(options: { readonly configOnly: boolean }, checks: readonly Declaration[] = DECLARATIONS): RunPlan {
+export function planRun(options: ProbeChoice, checks: readonly Declaration[] = DECLARATIONS): RunPlan {
   const active = activeDeclarations(options, checks);
   return {
     reads: new Set(active.flatMap((check) => Object.keys(check.reads) as ReadName[])),
-    probes: new Set(options.configOnly ? [] : active.flatMap((check) => Object.keys(check.probes) as ProbeName[])),
+    probes: new Set(active.flatMap((check) => (Object.keys(check.probes) as ProbeName[]).filter((name) => probes(options, name)))),
   };
 }
 
@@ -106,7 +123,7 @@ export function planRun(options: { readonly configOnly: boolean }, checks: reado
  */
 export function apiAccesses(checks: readonly Declaration[] = DECLARATIONS): ApiAccess[] {
   const reads = new Set(checks.flatMap((check) => Object.keys(check.reads) as ReadName[]));
-  const probed = checks.some((check) => check.probes.server !== undefined);
+  const probed = checks.some((check) => check.probes.server !== undefined || check.probes.routes !== undefined);
   const accesses = [...withSources(reads)].map((name) => READS[name].access);
   const unique = new Map(accesses.map((access) => [JSON.stringify(access), access]));
   return [...unique.values(), ...(probed ? [SERVER_DISCOVERY] : [])];

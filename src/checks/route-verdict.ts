@@ -1,5 +1,5 @@
 import { defineCheck, type CodeDeclaration } from './check.ts';
-import type { HttpResult, ServerProbes } from '../probes/results.ts';
+import type { HttpResult } from '../probes/results.ts';
 import { settleNote } from './settle-note.ts';
 
 /**
@@ -20,13 +20,7 @@ export type RouteVerdict = 'missing' | 'wired' | 'unexpected';
  * Judges `HEAD <route>` without a token (upstream R-2.3): a mounted route answers 2xx, 401, 403 or
  * 405; 404 means it is not mounted; no answer means it could not be reached.
  */
-export function judgeRoute(route: string, result: HttpResult | undefined): { verdict: RouteVerdict; message: string } {
-  if (result === undefined) {
-    return {
-      verdict: 'missing',
-      message: `the ${route} endpoint of the server could not be worked out; pass --server-endpoint or check the inference-cache-server Service`,
-    };
-  }
+export function judgeRoute(route: string, result: HttpResult): { verdict: RouteVerdict; message: string } {
   if (result.kind === 'build-error')
     return { verdict: 'missing', message: `the HEAD ${route} request could not be built: ${result.error}` };
   if (result.kind === 'transport-error') return { verdict: 'missing', message: `HEAD ${route} could not connect: ${result.error}` };
@@ -46,11 +40,6 @@ export function judgeRoute(route: string, result: HttpResult | undefined): { ver
   };
 }
 
-/** The base URL of the controller-facing listener, when the server was located. */
-export function httpBaseOf(server: ServerProbes): string | undefined {
-  return server.location.kind === 'found' ? server.location.httpBase : undefined;
-}
-
 /**
  * Declares the check of one controller-facing route: PolicyReachability and ProbeReachability differ
  * only in the route, the probe result they judge and their codes.
@@ -66,13 +55,12 @@ export function defineRouteCheck<const N extends string, C extends string>(
     name,
     codes,
     reads: {},
-    probes: { server: 'required' },
+    probes: { routes: 'required' },
     judge({ probes }, emit) {
-      const base = httpBaseOf(probes.server);
-      if (base === undefined) return [];
-      const result = probes.server[field];
+      const { base, settling } = probes.routes;
+      const result = probes.routes[field];
       const { verdict, message } = judgeRoute(route, result);
-      const notes = `${redirectNote(result)}${settleNote(probes.server.settling?.http)}`;
+      const notes = `${redirectNote(result)}${settleNote(settling)}`;
       return [emit(codeOf[verdict], `${base}${route}`, `${message}${notes}`)];
     },
   });

@@ -36,7 +36,7 @@ export const serverReachability = defineCheck({
   reads: {},
   probes: { server: 'required' },
   judge({ probes }, emit) {
-    const note = settleNote(probes.server.settling?.grpc);
+    const note = settleNote(probes.server.settling);
     return judgeHealth(probes.server, emit).map((f) => (note === '' ? f : { ...f, message: `${f.message}${note}` }));
   },
 });

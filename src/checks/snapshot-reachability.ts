@@ -1,4 +1,4 @@
-import type { ServerProbes } from '../probes/results.ts';
+import type { RouteProbes } from '../probes/results.ts';
 import type { Finding } from '../report/finding.ts';
 import { defineCheck, type CodeDeclaration, type EmitFor } from './check.ts';
 import { redirectNote } from './route-verdict.ts';
@@ -43,27 +43,17 @@ export const snapshotReachability = defineCheck({
   name: 'SnapshotReachability',
   codes: CODES,
   reads: {},
-  probes: { server: 'required' },
+  probes: { routes: 'required' },
   judge({ probes }, emit) {
-    const note = `${redirectNote(probes.server.snapshot)}${settleNote(probes.server.settling?.http)}`;
-    return judgeSnapshot(emit, probes.server).map((f) => (note === '' ? f : { ...f, message: `${f.message}${note}` }));
+    const note = `${redirectNote(probes.routes.snapshot)}${settleNote(probes.routes.settling)}`;
+    return judgeSnapshot(emit, probes.routes).map((f) => (note === '' ? f : { ...f, message: `${f.message}${note}` }));
   },
 });
 
 /** The findings of GET /snapshot, before a redirect or a wait for the pod's admission is noted in them. */
-function judgeSnapshot(emit: EmitFor<typeof CODES>, server: ServerProbes): Finding[] {
-  if (server.location.kind !== 'found') return [];
-  const url = `${server.location.httpBase}/snapshot`;
-  const result = server.snapshot;
-  if (result === undefined) {
-    return [
-      emit(
-        'SN001',
-        url,
-        'the /snapshot endpoint of the server could not be worked out; pass --server-endpoint or check the inference-cache-server Service',
-      ),
-    ];
-  }
+function judgeSnapshot(emit: EmitFor<typeof CODES>, routes: RouteProbes): Finding[] {
+  const url = `${routes.base}/snapshot`;
+  const result = routes.snapshot;
   switch (result.kind) {
     case 'build-error':
       return [emit('SN001', url, `the GET /snapshot request could not be built: ${result.error}`)];
@@ -97,7 +87,7 @@ function judgeSnapshot(emit: EmitFor<typeof CODES>, server: ServerProbes): Findi
       break;
   }
   const ok = emit('SN004', url, 'GET /snapshot answered 200 with a body that parses as JSON');
-  if (server.tokenSent && result.redirect?.tokenWithheld !== true) return [ok];
+  if (routes.tokenSent && result.redirect?.tokenWithheld !== true) return [ok];
   return [
     ok,
     emit(

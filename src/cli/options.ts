@@ -64,6 +64,11 @@ export interface DoctorOptions {
   /** The deadline of one run of the checks (of each attempt under `--wait`), in milliseconds. */
   readonly timeoutMs: number;
   /**
+   * Whether the routes of the server's controller-facing listener (`:8081`) are probed. Always for
+   * `doctor`; for `monitor` only when `--probe-controller-listener` lets it (docs/monitor.md).
+   */
+  readonly controllerListener: boolean;
+  /**
    * The downward-API file holding the doctor pod's labels, for NetworkPolicyReachability. Undefined
    * means `/etc/podinfo/labels`, where the chart mounts it; read only when `POD_NAMESPACE` is set.
    */

@@ -207,6 +207,7 @@ function parseDoctor(args: readonly string[]): Command {
     waitMs,
     quiet: values.quiet,
     timeoutMs,
+    controllerListener: true,
     ...(values['pod-labels-file'] === undefined ? {} : { podLabelsFile: values['pod-labels-file'] }),
     ...(values['termination-message-path'] === undefined ? {} : { terminationMessagePath: values['termination-message-path'] }),
   };

@@ -39,15 +39,16 @@ async function observe(context: ClusterContext, start: AttemptStart): Promise<Ob
   const warnings: string[] = [];
   const budget = budgetUntil(now.getTime() + options.timeoutMs, clock);
   const gate = settle === undefined || now.getTime() >= settle.endsMs ? undefined : admissionGate(settle, clock, signal);
-  const serverProbes = plan.probes.has('server') ? probeServer(options, api, files, budget, signal, warnings, gate) : undefined;
+  const routes = plan.probes.has('routes');
+  const serverProbes =
+    plan.probes.has('server') || routes ? probeServer(options, api, files, { budget, signal, routes }, warnings, gate) : undefined;
   const state = await gatherClusterState(
     api,
     { reads: plan.reads, namespace: options.namespace, ...(self === undefined ? {} : { self }) },
     signal,
   );
   const dials = plan.probes.has('dials') ? await dialEndpoints(state, budget, signal, gate) : undefined;
-  const server = await serverProbes;
-  const probes: ProbeResults = { ...(server === undefined ? {} : { server }), ...(dials === undefined ? {} : { dials }) };
+  const probes: ProbeResults = { ...(await serverProbes), ...(dials === undefined ? {} : { dials }) };
   const input = { state, probes, now, namespace: options.namespace, ...(self === undefined ? {} : { self }) };
   return { input, findings: [], warnings };
 }

@@ -14,7 +14,7 @@ import type { KubeApi } from '../cluster/transport/kube-api.ts';
 import { SERVER_SERVICE, discoverServerNamespace } from '../cluster/gather/discovery.ts';
 import type { ClusterState } from '../cluster/state/state.ts';
 import { joinHostPort } from '../go/hostport.ts';
-import type { DialResult, ServerLocation, ServerProbes, Settling } from '../probes/results.ts';
+import type { DialResult, RouteProbes, ServerLocation, ServerProbes } from '../probes/results.ts';
 import type { GrpcPortAddress } from '../probes/server-transport.ts';
 import type { AdmissionGate } from '../probes/settle.ts';
 import { dialTarget, dialTcp } from '../probes/tcp-dial.ts';
@@ -70,15 +70,47 @@ async function afterGate<T>(gate: AdmissionGate | undefined, host: string, port:
   return { settling, result: await probe() };
 }
 
-/** The `settling` of the server probes, with only the ports that made the pod wait. */
-function settlingOf(grpc: Settling | undefined, http: Settling | undefined): Pick<ServerProbes, 'settling'> {
-  if (grpc === undefined && http === undefined) return {};
-  return { settling: { ...(grpc === undefined ? {} : { grpc }), ...(http === undefined ? {} : { http }) } };
+/** What the server probes found: its gRPC port, and its listener's routes when they were probed. */
+export interface ServerProbeResults {
+  readonly server: ServerProbes;
+  readonly routes?: RouteProbes;
 }
 
 /**
- * Locates the server and probes it: gRPC health (plaintext or TLS, `--server-tls`), `GET /snapshot`
- * with the bearer token, `HEAD /policy` and `HEAD /probe`, all at once, each port after its admission
+ * `GET /snapshot` with the bearer token, `HEAD /policy` and `HEAD /probe` of the listener at `base`, at
+ * once, after the port's admission `gate` in a fresh pod.
+ */
+async function probeRoutes(
+  options: DoctorOptions,
+  files: PodFiles,
+  base: string,
+  host: string,
+  within: () => { deadlineMs: number; signal: AbortSignal },
+  warnings: string[],
+  gate: AdmissionGate | undefined,
+): Promise<RouteProbes> {
+  const { signal } = within();
+  const bearer = await readBearerToken(
+    options.snapshotTokenFile,
+    { controllerToken: files.controllerToken, serviceAccountToken: join(files.serviceAccountDir, 'token') },
+    signal,
+  );
+  if (bearer.warning !== undefined) warnings.push(bearer.warning);
+  const { probeRoute, probeSnapshot } = await import('../probes/http-route.ts');
+  const { settling, result } = await afterGate(gate, host, Number(SNAPSHOT_PORT), () =>
+    Promise.all([
+      probeSnapshot(`${base}/snapshot`, { ...within(), token: bearer.token }),
+      probeRoute(`${base}/policy`, within()),
+      probeRoute(`${base}/probe`, within()),
+    ]),
+  );
+  const [snapshot, policy, probe] = result;
+  return { base, snapshot, policy, probe, tokenSent: bearer.token !== '', ...(settling === undefined ? {} : { settling }) };
+}
+
+/**
+ * Locates the server and probes it: gRPC health (plaintext or TLS, `--server-tls`) and, when `routes`,
+ * the three routes of its controller-facing listener, side by side, each port after its admission
  * `gate` in a fresh pod. A server that cannot be located is a result too (the checks report it), with
  * a warning for stderr.
  */
@@ -86,49 +118,26 @@ export async function probeServer(
   options: DoctorOptions,
   api: KubeApi,
   files: PodFiles,
-  budget: Budget,
-  signal: AbortSignal,
+  probe: { readonly budget: Budget; readonly signal: AbortSignal; readonly routes: boolean },
   warnings: string[],
   gate?: AdmissionGate,
-): Promise<ServerProbes> {
+): Promise<ServerProbeResults> {
+  const { budget, signal } = probe;
   const located = await locateServer(options, api, signal);
   if (!('grpc' in located)) {
     warnings.push(`${located.location.error}; the server probes are skipped`);
-    return { location: located.location, tokenSent: false };
+    return { server: { location: located.location } };
   }
   const { location, grpc: grpcAddress } = located;
-  const bearer = await readBearerToken(
-    options.snapshotTokenFile,
-    { controllerToken: files.controllerToken, serviceAccountToken: join(files.serviceAccountDir, 'token') },
-    signal,
-  );
-  if (bearer.warning !== undefined) warnings.push(bearer.warning);
   // The gRPC and HTTP clients load only for a run that probes the server (never for --config-only).
-  const [{ probeServerGrpc }, { probeRoute, probeSnapshot }] = await Promise.all([
-    import('../probes/server-transport.ts'),
-    import('../probes/http-route.ts'),
-  ]);
+  const { probeServerGrpc } = await import('../probes/server-transport.ts');
   const within = () => ({ deadlineMs: budget(), signal });
-  const [grpc, http] = await Promise.all([
+  const [grpc, routes] = await Promise.all([
     afterGate(gate, grpcAddress.host, grpcAddress.port, () => probeServerGrpc(grpcAddress, options.serverTls, within())),
-    afterGate(gate, grpcAddress.host, Number(SNAPSHOT_PORT), () =>
-      Promise.all([
-        probeSnapshot(`${location.httpBase}/snapshot`, { ...within(), token: bearer.token }),
-        probeRoute(`${location.httpBase}/policy`, within()),
-        probeRoute(`${location.httpBase}/probe`, within()),
-      ]),
-    ),
+    probe.routes ? probeRoutes(options, files, location.httpBase, grpcAddress.host, within, warnings, gate) : undefined,
   ]);
-  const [snapshot, policy, probe] = http.result;
-  return {
-    location,
-    ...grpc.result,
-    snapshot,
-    policy,
-    probe,
-    tokenSent: bearer.token !== '',
-    ...settlingOf(grpc.settling, http.settling),
-  };
+  const server: ServerProbes = { location, ...grpc.result, ...(grpc.settling === undefined ? {} : { settling: grpc.settling }) };
+  return routes === undefined ? { server } : { server, routes };
 }
 
 /** Dials `endpoint`, after its admission `gate` in a fresh pod. */

@@ -135,7 +135,7 @@ export interface SessionRefusal {
   readonly clientCertificateRequired: boolean;
 }
 
-/** Results of the server probes; absent entirely under `--config-only`. */
+/** Results of the gRPC probes of the server; absent entirely under `--config-only`. */
 export interface ServerProbes {
   readonly location: ServerLocation;
   /**
@@ -145,23 +145,36 @@ export interface ServerProbes {
   readonly health?: GrpcHealthResult;
   /** What the gRPC port speaks, when it is not plain plaintext; see {@link ServerTransport}. */
   readonly transport?: ServerTransport;
-  readonly snapshot?: HttpResult;
-  readonly policy?: HttpResult;
-  readonly probe?: HttpResult;
+  /**
+   * How the gRPC port made a fresh pod wait before it accepted a connection (see settle.ts); absent
+   * when its first connection was accepted, and outside a pod's settle window.
+   */
+  readonly settling?: Settling;
+}
+
+/**
+ * Results of the three routes of the server's controller-facing listener (`:8081`). Absent when the
+ * server could not be located, under `--config-only`, and in a monitor that was not let probe that
+ * listener (its pod is not the controller's shape by default: see docs/monitor.md).
+ */
+export interface RouteProbes {
+  /** The base of the listener, e.g. `http://host:8081`. */
+  readonly base: string;
+  readonly snapshot: HttpResult;
+  readonly policy: HttpResult;
+  readonly probe: HttpResult;
   /** Whether a bearer token was sent with GET /snapshot. */
   readonly tokenSent: boolean;
-  /**
-   * How the gRPC port and the controller-facing port made a fresh pod wait before they accepted a
-   * connection (see settle.ts); absent for a port whose first connection was accepted, and outside a
-   * pod's settle window.
-   */
-  readonly settling?: { readonly grpc?: Settling; readonly http?: Settling };
+  /** How the listener's port made a fresh pod wait before it accepted a connection (see settle.ts). */
+  readonly settling?: Settling;
 }
 
 /** Everything the network probes observed in one run. */
 export interface ProbeResults {
   /** Absent under `--config-only`. */
   readonly server?: ServerProbes;
+  /** Absent when the listener was not probed (see {@link RouteProbes}). */
+  readonly routes?: RouteProbes;
   /**
    * Dial outcome per published endpoint string, as stored in the CacheBackend status. Absent under
    * `--config-only` (endpoint presence is judged, reachability is not).

@@ -8,7 +8,15 @@ import type { CheckInput } from '../../../src/checks/run.ts';
 import { EVENT_VIEWS, eventViews } from '../../../src/cluster/state/event-views.ts';
 import { POD_VIEWS, podViews, type PodRead } from '../../../src/cluster/state/pod-views.ts';
 import type { ClusterState } from '../../../src/cluster/state/state.ts';
-import type { DialResult, HttpResult, ProbeResults, ServerProbes, SnapshotBody } from '../../../src/probes/results.ts';
+import type {
+  DialResult,
+  HttpResult,
+  ProbeResults,
+  RouteProbes,
+  ServerProbes,
+  Settling,
+  SnapshotBody,
+} from '../../../src/probes/results.ts';
 import type { CacheBackend } from '../../../src/cluster/kinds/cache-backend.ts';
 import type { CachePolicy } from '../../../src/cluster/kinds/cache-policy.ts';
 import type { CacheTenant } from '../../../src/cluster/kinds/cache-tenant.ts';
@@ -157,17 +165,43 @@ export function response(status: number, body?: SnapshotBody): HttpResult {
   return body === undefined ? { kind: 'response', status } : { kind: 'response', status, body };
 }
 
-/** Server probes of a located, fully healthy server, with overrides. */
-export function server(o: Partial<ServerProbes> = {}): ServerProbes {
-  return {
+/**
+ * The probes of one server as the cases write them: its gRPC port's results and its listener's in one
+ * object, each port's wait under `settling`.
+ */
+export interface ServerOverrides extends Partial<Omit<ServerProbes, 'settling'>>, Partial<Omit<RouteProbes, 'settling' | 'base'>> {
+  readonly settling?: { readonly grpc?: Settling; readonly http?: Settling };
+}
+
+/**
+ * The probe results of a located, fully healthy server, with overrides: the server's, and its
+ * listener's routes when it was located (a server that was not has no routes to probe).
+ */
+export function probed(o: ServerOverrides = {}): Pick<ProbeResults, 'server' | 'routes'> {
+  const { settling, snapshot, policy, probe, tokenSent, ...grpc } = o;
+  const server: ServerProbes = {
     location: { kind: 'found', grpcTarget: GRPC_TARGET, httpBase: HTTP_BASE },
     health: { kind: 'status', status: 'SERVING' },
-    snapshot: response(200, { kind: 'json' }),
-    policy: response(401),
-    probe: response(401),
-    tokenSent: true,
-    ...o,
+    ...grpc,
+    ...(settling?.grpc === undefined ? {} : { settling: settling.grpc }),
   };
+  if (server.location.kind !== 'found') return { server };
+  const routes: RouteProbes = {
+    base: server.location.httpBase,
+    snapshot: snapshot ?? response(200, { kind: 'json' }),
+    policy: policy ?? response(401),
+    probe: probe ?? response(401),
+    tokenSent: tokenSent ?? true,
+    ...(settling?.http === undefined ? {} : { settling: settling.http }),
+  };
+  return { server, routes };
+}
+
+/** The gRPC probe results of {@link probed}: a located, SERVING server unless overridden. */
+export function serverOf(o: ServerOverrides = {}): ServerProbes {
+  const { server } = probed(o);
+  if (server === undefined) throw new Error('probed() always gives server probes');
+  return server;
 }
 
 export function dials(entries: Readonly<Record<string, DialResult>>): ReadonlyMap<string, DialResult> {

@@ -1,5 +1,4 @@
 /** Whole runs through judge(): the fixed check order (R-1.2, R-1.3) and R-3.2's apiserver-down example. */
-import type { ServerProbes } from '../../../src/probes/results.ts';
 import {
   GRPC_TARGET,
   HTTP_BASE,
@@ -16,14 +15,15 @@ import {
   pod,
   policy,
   response,
-  server,
+  probed,
+  type ServerOverrides,
   state,
   tenant,
   type JudgeCase,
 } from './fixtures.ts';
 import { SERVER_LABELS, netpol, secrets } from './install-fixtures.ts';
 
-const failingServer: ServerProbes = server({
+const failingServer: ServerOverrides = {
   health: { kind: 'error', error: 'rpc error: code = Unavailable desc = connection refused' },
   snapshot: response(500),
   policy: response(404),
@@ -33,11 +33,11 @@ const failingServer: ServerProbes = server({
     refusal: { error: 'alert handshake failure', clientCertificateRequired: false },
     clientCertificateSent: false,
   },
-});
+};
 
 /** Every check has something to complain about. */
 export const everythingFailing = input({
-  probes: { server: failingServer, dials: dials({ [REDIS]: { ok: false, error: 'connection refused' } }) },
+  probes: { ...probed(failingServer), dials: dials({ [REDIS]: { ok: false, error: 'connection refused' } }) },
   namespace: 'ns1',
   state: state({
     cacheBackends: ok([
@@ -133,7 +133,7 @@ export const judgeCases: readonly JudgeCase[] = [
     name: 'R-3.2: apiserver down without --config-only → discovery SV001 (no resource), then 5 × API001',
     input: input({
       state: apiserverDown,
-      probes: { server: { location: { kind: 'failed', error: 'services is forbidden' }, tokenSent: false } },
+      probes: probed({ location: { kind: 'failed', error: 'services is forbidden' } }),
     }),
     expected: [['ServerReachability', 'SV001', undefined, ['services is forbidden']], ...FIVE_API001],
   },
@@ -145,7 +145,7 @@ export const judgeCases: readonly JudgeCase[] = [
   {
     name: 'everything healthy, no token sent',
     input: input({
-      probes: { server: server({ tokenSent: false }), dials: dials({ [REDIS]: { ok: true } }) },
+      probes: { ...probed({ tokenSent: false }), dials: dials({ [REDIS]: { ok: true } }) },
       state: state({
         cacheBackends: ok([healthy()]),
         pods: ok([

@@ -2,8 +2,8 @@
 import { networkPolicyReachability } from '../../../src/checks/network-policy.ts';
 import type { ClusterState } from '../../../src/cluster/state/state.ts';
 import type { DoctorPod } from '../../../src/cluster/gather/pod-identity.ts';
-import type { HttpResult, ServerProbes } from '../../../src/probes/results.ts';
-import { HTTP_BASE, failed, given, ok, omit, pod, response, server, type Case, type CheckTable } from './fixtures.ts';
+import type { HttpResult } from '../../../src/probes/results.ts';
+import { HTTP_BASE, failed, given, ok, omit, pod, response, probed, type Case, type CheckTable, type ServerOverrides } from './fixtures.ts';
 import {
   CONTROLLER_LABELS,
   SERVER_LABELS,
@@ -23,11 +23,11 @@ const timedOut = (route: string): HttpResult => ({
   error: `no answer to ${route} within the probe budget of 10s`,
 });
 /** Every :8081 probe black-holed. */
-const blackholed: ServerProbes = server({
+const blackholed: ServerOverrides = {
   snapshot: timedOut('GET /snapshot'),
   policy: timedOut('HEAD /policy'),
   probe: timedOut('HEAD /probe'),
-});
+};
 const SRV = 'pod/ns1/server-0';
 const FENCE = 'NetworkPolicy "ns1/inference-cache-server-snapshot"';
 const DOCTOR_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'doctor' };
@@ -42,13 +42,13 @@ function inCluster(
   self: DoctorPod,
   s: Partial<ClusterState>,
   expected: Case['expected'],
-  probes: ServerProbes = blackholed,
+  probes: ServerOverrides = blackholed,
 ): Case {
   return {
     name,
     input: live(
       { pods: ok([serverPod()]), ownNamespace: ns({ 'kubernetes.io/metadata.name': self.namespace }), ...s },
-      { probes: { server: probes }, self },
+      { probes: probed(probes), self },
     ),
     expected,
   };
@@ -290,7 +290,7 @@ export const networkPolicyCases: readonly Case[] = [
     doctorIn('ns1'),
     { networkPolicies: ok([upstreamFence()]) },
     [['NP001', SRV, ['GET /snapshot to http://host:8081 got no HTTP answer'], ['HEAD /policy']]],
-    server({ snapshot: timedOut('GET /snapshot') }),
+    { snapshot: timedOut('GET /snapshot') },
   ),
   {
     name: 'from a workstation → NP002 listing who may reach :8081',
@@ -302,7 +302,7 @@ export const networkPolicyCases: readonly Case[] = [
           netpol('vpn', [rule([{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }], [tcp(8081)])]),
         ]),
       },
-      { probes: { server: blackholed } },
+      { probes: probed(blackholed) },
     ),
     expected: [
       [
@@ -318,7 +318,7 @@ export const networkPolicyCases: readonly Case[] = [
   },
   {
     name: 'from a workstation, nothing admitted on 8081 → NP001',
-    input: live({ pods: ok([serverPod()]), networkPolicies: ok([upstreamFence('metrics')]) }, { probes: { server: blackholed } }),
+    input: live({ pods: ok([serverPod()]), networkPolicies: ok([upstreamFence('metrics')]) }, { probes: probed(blackholed) }),
     expected: [['NP001', SRV, ['admits no traffic to port 8081']]],
   },
   {
@@ -332,7 +332,7 @@ export const networkPolicyCases: readonly Case[] = [
         ]),
         networkPolicies: ok([upstreamFence()]),
       },
-      { probes: { server: blackholed } },
+      { probes: probed(blackholed) },
     ),
     expected: [
       ['NP002', SRV, ['and 1 more server pod(s) labelled alike']],
@@ -341,7 +341,7 @@ export const networkPolicyCases: readonly Case[] = [
   },
   {
     name: 'no server pod among the pods read → NP004 naming the labels and the scope',
-    input: live({ pods: ok([pod('web')]), networkPolicies: ok([upstreamFence()]) }, { probes: { server: blackholed }, namespace: 'ns1' }),
+    input: live({ pods: ok([pod('web')]), networkPolicies: ok([upstreamFence()]) }, { probes: probed(blackholed), namespace: 'ns1' }),
     expected: [
       [
         'NP004',
@@ -354,20 +354,20 @@ export const networkPolicyCases: readonly Case[] = [
     name: 'NetworkPolicies read failed → NP004',
     input: live(
       { pods: ok([serverPod()]), networkPolicies: failed('networkpolicies.networking.k8s.io is forbidden') },
-      { probes: { server: blackholed } },
+      { probes: probed(blackholed) },
     ),
     expected: [['NP004', HTTP_BASE, ['listing NetworkPolicy objects failed', 'is forbidden']]],
   },
   {
     name: 'pods read failed → NP004',
-    input: live({ pods: failed('connection refused') }, { probes: { server: blackholed } }),
+    input: live({ pods: failed('connection refused') }, { probes: probed(blackholed) }),
     expected: [['NP004', HTTP_BASE, ['listing Pod objects failed']]],
   },
   {
     name: 'every :8081 probe got an HTTP answer → nothing',
     input: live(
       { pods: ok([serverPod()]), networkPolicies: ok([upstreamFence()]) },
-      { probes: { server: server({ snapshot: response(401), policy: response(404) }) }, self: doctorIn('ns1') },
+      { probes: { ...probed({ snapshot: response(401), policy: response(404) }) }, self: doctorIn('ns1') },
     ),
     expected: [],
   },
@@ -378,15 +378,12 @@ export const networkPolicyCases: readonly Case[] = [
   },
   {
     name: 'server not located → nothing (ServerReachability says why)',
-    input: live(
-      { pods: ok([serverPod()]) },
-      { probes: { server: { location: { kind: 'failed', error: 'no Service' }, tokenSent: false } } },
-    ),
+    input: live({ pods: ok([serverPod()]) }, { probes: probed({ location: { kind: 'failed', error: 'no Service' } }) }),
     expected: [],
   },
   {
     name: 'NetworkPolicies not gathered (offline input) → nothing',
-    input: given({ pods: ok([serverPod()]) }, { probes: { server: blackholed } }),
+    input: given({ pods: ok([serverPod()]) }, { probes: probed(blackholed) }),
     expected: [],
   },
 ];
@@ -419,7 +416,7 @@ export const networkPolicyBoundCases: readonly Case[] = [
   ),
   {
     name: 'from a workstation, a policy admitting 10000 sources → NP002 listing 8 and counting the rest',
-    input: live({ pods: ok([serverPod()]), networkPolicies: ok([manyPeers(10_000)]) }, { probes: { server: blackholed } }),
+    input: live({ pods: ok([serverPod()]), networkPolicies: ok([manyPeers(10_000)]) }, { probes: probed(blackholed) }),
     expected: [['NP002', SRV, ['pods with app=a-7 in namespace "ns1" (NetworkPolicy "ns1/many-peers") and 9992 more', atMost(2000)]]],
   },
   inCluster(

@@ -10,12 +10,12 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { API001 } from '../../../src/checks/api-read.ts';
 import { defineCheck, type Check, type Declaration, type EmitFor } from '../../../src/checks/check.ts';
 import { codeGuides, codeTable } from '../../../src/checks/codes.ts';
-import { CHECKS, DECLARATIONS, judge, planRun } from '../../../src/checks/registry.ts';
+import { CHECKS, DECLARATIONS, activeDeclarations, judge, planRun } from '../../../src/checks/registry.ts';
 import { runCheck } from '../../../src/checks/run.ts';
 import { codesMarkdown } from '../../../src/report/code-table.ts';
 import type { Finding } from '../../../src/report/finding.ts';
 import { STATUSES } from '../../../src/report/status.ts';
-import { given, ok, pod, server } from './fixtures.ts';
+import { given, ok, pod, probed } from './fixtures.ts';
 import { judgeCases } from './judge.cases.ts';
 import { TABLES } from './tables.ts';
 import { applySuppressions } from '../../../src/suppress/apply.ts';
@@ -247,7 +247,7 @@ describe('declared reads', () => {
         return [emit('XX001', undefined, seen.join(' '))];
       },
     });
-    const input = given({ nodes: ok([]) }, { probes: { server: server(), dials: new Map() } });
+    const input = given({ nodes: ok([]) }, { probes: { ...probed(), dials: new Map() } });
     expect(runCheck(sneaky, input).map((f) => f.message)).toEqual(['cacheBackends nodes dials pods:undefined server:undefined']);
   });
 });
@@ -267,7 +267,23 @@ describe('the run plan', () => {
     }
     for (const read of ['cacheBackends', 'installPods', 'noMatchEvents', 'pullSecrets', 'scopeNamespace', 'namespaces'] as const)
       expect(configOnly.reads.has(read)).toBe(true);
-    expect([...full.probes].sort()).toEqual(['dials', 'server']);
+    expect([...full.probes].sort()).toEqual(['dials', 'routes', 'server']);
     expect([...configOnly.probes]).toEqual([]);
+  });
+
+  it('without the controller-facing listener: no route is probed, and the checks of its routes neither run nor read', () => {
+    const plan = planRun({ configOnly: false, controllerListener: false });
+    expect([...plan.probes].sort()).toEqual(['dials', 'server']);
+    const skipped = CHECKS.filter((check) => !activeDeclarations({ configOnly: false, controllerListener: false }, CHECKS).includes(check));
+    expect(skipped.map((check) => check.name)).toEqual([
+      'SnapshotReachability',
+      'PolicyReachability',
+      'ProbeReachability',
+      'NetworkPolicyReachability',
+    ]);
+    // The NetworkPolicies and the doctor's own Namespace are read only to explain an unanswered route.
+    expect(plan.reads.has('networkPolicies')).toBe(false);
+    expect(plan.reads.has('ownNamespace')).toBe(false);
+    expect(plan.reads.has('cacheBackends')).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { policyReachability } from '../../../src/checks/policy-reachability.ts';
 import { probeReachability } from '../../../src/checks/probe-reachability.ts';
 import type { Code } from '../../../src/checks/registry.ts';
 import type { HttpResult } from '../../../src/probes/results.ts';
-import { HTTP_BASE, input, omit, response, server, type Case, type CheckTable } from './fixtures.ts';
+import { HTTP_BASE, input, response, probed, type Case, type CheckTable } from './fixtures.ts';
 
 type Route = 'policy' | 'probe';
 const CODES_OF: Readonly<Record<Route, readonly [missing: Code, wired: Code, unexpected: Code]>> = {
@@ -17,7 +17,7 @@ const UNEXPECTED = [100, 302, 400, 402, 406, 499, 500, 503];
 function routeCases(route: Route): Case[] {
   const [missing, wired, unexpected] = CODES_OF[route];
   const url = `${HTTP_BASE}/${route}`;
-  const withResult = (result: HttpResult) => input({ probes: { server: server({ [route]: result }) } });
+  const withResult = (result: HttpResult) => input({ probes: { ...probed({ [route]: result }) } });
   return [
     { name: 'config-only → nothing', input: input(), expected: [] },
     {
@@ -27,10 +27,9 @@ function routeCases(route: Route): Case[] {
     },
     {
       name: 'location failed → nothing',
-      input: input({ probes: { server: { location: { kind: 'failed', error: 'x' }, tokenSent: false } } }),
+      input: input({ probes: probed({ location: { kind: 'failed', error: 'x' } }) }),
       expected: [],
     },
-    { name: `no /${route} result → ${missing}`, input: input({ probes: { server: omit(server(), route) } }), expected: [[missing, url]] },
     {
       name: `build error → ${missing} with the error`,
       input: withResult({ kind: 'build-error', error: 'bad host' }),
@@ -46,7 +45,7 @@ function routeCases(route: Route): Case[] {
       name: `never admitted → ${missing} with the error and the wait`,
       input: input({
         probes: {
-          server: server({
+          ...probed({
             [route]: { kind: 'transport-error', error: 'ECONNREFUSED' },
             settling: { http: { failure: 'refused', tries: 30, accepted: false, afterPodStartMs: 10_049 } },
           }),
@@ -60,7 +59,7 @@ function routeCases(route: Route): Case[] {
       name: `admitted after a wait → ${wired} says so; the gRPC port's wait is not this one's`,
       input: input({
         probes: {
-          server: server({
+          ...probed({
             [route]: response(405),
             settling: {
               grpc: { failure: 'unanswered', tries: 2, accepted: true, afterPodStartMs: 3_000 },
@@ -93,7 +92,7 @@ function routeCases(route: Route): Case[] {
     {
       name: 'resource is the full URL of the located base',
       input: input({
-        probes: { server: server({ location: { kind: 'found', grpcTarget: 'a:9090', httpBase: 'http://a.b.svc:8081' } }) },
+        probes: { ...probed({ location: { kind: 'found', grpcTarget: 'a:9090', httpBase: 'http://a.b.svc:8081' } }) },
       }),
       expected: [[wired, `http://a.b.svc:8081/${route}`]],
     },

@@ -2,7 +2,7 @@
 import { serverTls } from '../../../src/checks/server-tls.ts';
 import type { CertificateFacts, CertificateTrust, ServerTransport } from '../../../src/probes/results.ts';
 import { serverReachability } from '../../../src/checks/server-reachability.ts';
-import { GRPC_TARGET, NOW, input, omit, server, type Case, type CheckTable } from './fixtures.ts';
+import { GRPC_TARGET, NOW, input, omit, probed, serverOf, type Case, type CheckTable } from './fixtures.ts';
 
 const SERVICE = 'inference-cache-server.inference-cache-system.svc';
 const DAY = 86_400_000;
@@ -32,14 +32,14 @@ const tls = (o: Partial<Tls> = {}): Tls => ({
 });
 
 const over = (transport: ServerTransport, healthy = true): Case['input'] =>
-  input({ probes: { server: healthy ? server({ transport }) : omit(server({ transport }), 'health') } });
+  input({ probes: healthy ? probed({ transport }) : { ...probed({ transport }), server: omit(serverOf({ transport }), 'health') } });
 
 export const serverTlsCases: readonly Case[] = [
   { name: 'config-only → nothing', input: input(), expected: [] },
-  { name: 'a plaintext port probed in plaintext (no transport) → nothing', input: input({ probes: { server: server() } }), expected: [] },
+  { name: 'a plaintext port probed in plaintext (no transport) → nothing', input: input({ probes: { ...probed() } }), expected: [] },
   {
     name: 'location failed → nothing (SV001 says it)',
-    input: input({ probes: { server: { location: { kind: 'failed', error: 'x' }, tokenSent: false } } }),
+    input: input({ probes: probed({ location: { kind: 'failed', error: 'x' } }) }),
     expected: [],
   },
   {
@@ -206,7 +206,7 @@ export const reachabilityOverTlsTable: CheckTable = {
     },
     {
       name: 'SERVING in plaintext → SV003 without a word of TLS',
-      input: input({ probes: { server: server() } }),
+      input: input({ probes: { ...probed() } }),
       expected: [['SV003', GRPC_TARGET, ['SERVING'], ['TLS']]],
     },
     {
@@ -223,7 +223,7 @@ export const reachabilityOverTlsTable: CheckTable = {
       name: 'expired certificate: the TLS health call failed → SV001 with its error',
       input: input({
         probes: {
-          server: server({
+          ...probed({
             transport: tls({ certificate: { ...CERT, notAfter: at(-3) } }),
             health: { kind: 'error', error: 'rpc error: code = Unavailable desc = certificate has expired' },
           }),

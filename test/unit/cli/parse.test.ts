@@ -152,6 +152,7 @@ describe('doctor flags', () => {
       waitMs: 0,
       quiet: false,
       timeoutMs: 30_000,
+      controllerListener: true,
       serverTls: { mode: 'auto', insecureSkipVerify: false },
     });
   });
@@ -217,6 +218,7 @@ describe('doctor flags', () => {
       waitMs: 90_000,
       quiet: true,
       timeoutMs: 120_000,
+      controllerListener: true,
       serverTls: { mode: 'auto', insecureSkipVerify: false },
     });
     expect(doctor('--namespace=x', '--output=table').namespace).toBe('x');
