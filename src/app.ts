@@ -84,6 +84,10 @@ export async function runApp(io: ProcessIO): Promise<ExitCode> {
         const { runDumpCommand } = await import('./commands/dump.ts');
         return await runDumpCommand(io, command.options);
       }
+      case 'monitor': {
+        const { runMonitorCommand } = await import('./commands/monitor.ts');
+        return await runMonitorCommand(io, command.options);
+      }
       case 'doctor':
         break;
     }

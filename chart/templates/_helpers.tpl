@@ -82,3 +82,31 @@ whatever key of the Secret it comes from.
 {{- define "icd.serverTLSDir" -}}
 /var/run/secrets/inferencecache.io/server-tls
 {{- end -}}
+
+{{/*
+The monitor's name: the release's full name with -monitor, within 63 characters.
+*/}}
+{{- define "icd.monitorName" -}}
+{{- printf "%s-monitor" (include "icd.fullname" . | trunc 55 | trimSuffix "-") -}}
+{{- end -}}
+
+{{/*
+The labels the monitor's Deployment, Service and PodMonitor select its pods by: the release and the
+role, which no controller pod carries, so none of them ever selects the controller's pods.
+*/}}
+{{- define "icd.monitorSelector" -}}
+app.kubernetes.io/instance: {{ .Release.Name }}
+inferencecache.io/doctor-role: monitor
+{{- end -}}
+
+{{/*
+The ServiceAccount the monitor runs as: the controller's when it may probe the controller-facing
+listener (it must be the controller's shape), else its own read-only one.
+*/}}
+{{- define "icd.monitorServiceAccountName" -}}
+{{- if .Values.monitor.probeControllerListener -}}
+{{- .Values.controller.serviceAccountName -}}
+{{- else -}}
+{{- default (include "icd.monitorName" .) .Values.monitor.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}

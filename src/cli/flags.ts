@@ -292,7 +292,8 @@ export const DOCTOR_FLAGS = [
   },
 ] as const satisfies readonly FlagDeclaration[];
 
-type DoctorFlag = (typeof DOCTOR_FLAGS)[number];
+/** One of the doctor's flags, with its literal types. */
+export type DoctorFlag = (typeof DOCTOR_FLAGS)[number];
 
 /**
  * The parseArgs descriptor of one declared flag, as a type: the literal `type`, `short`, `multiple` and
@@ -312,8 +313,11 @@ type DefaultOf<F extends FlagDeclaration> = F['kind'] extends 'boolean'
       ? { readonly default: I }
       : unknown;
 
+/** The parseArgs `options` of a command whose flags are the union `F`, keyed by long name. */
+export type ParseOptionsOf<F extends FlagDeclaration> = { readonly [X in F as X['long']]: ParseOption<X> };
+
 /** The parseArgs `options` of the doctor command, keyed by long name. */
-export type DoctorParseOptions = { readonly [F in DoctorFlag as F['long']]: ParseOption<F> };
+export type DoctorParseOptions = ParseOptionsOf<DoctorFlag>;
 
 function parseOption(flag: FlagDeclaration): ParseArgsOptionDescriptor {
   const short = flag.short === undefined ? {} : { short: flag.short };
@@ -329,13 +333,18 @@ function parseOption(flag: FlagDeclaration): ParseArgsOptionDescriptor {
 }
 
 /**
- * The parseArgs `options` of the doctor command, built from {@link DOCTOR_FLAGS}. Built afresh for
- * each parse, so that no run can share a default list with another.
+ * The parseArgs `options` of a command from its declared `flags`. Built afresh for each parse, so that
+ * no run can share a default list with another.
  */
-export function doctorParseOptions(): DoctorParseOptions {
+export function parseOptionsOf<F extends FlagDeclaration>(flags: readonly F[]): ParseOptionsOf<F> {
   // The one place the declared types meet the built object: ParseOption says per flag what
   // parseOption builds, and a test compares the two.
-  return Object.fromEntries(DOCTOR_FLAGS.map((flag) => [flag.long, parseOption(flag)])) as unknown as DoctorParseOptions;
+  return Object.fromEntries(flags.map((flag) => [flag.long, parseOption(flag)])) as unknown as ParseOptionsOf<F>;
+}
+
+/** The parseArgs `options` of the doctor command, built from {@link DOCTOR_FLAGS}. */
+export function doctorParseOptions(): DoctorParseOptions {
+  return parseOptionsOf<DoctorFlag>(DOCTOR_FLAGS);
 }
 
 /** A default written as one code span, optionally with a note: `` `ok` (all) ``. */

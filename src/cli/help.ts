@@ -6,6 +6,7 @@
  */
 import { EXIT_CODE_WORDS } from '../report/exit-codes.ts';
 import { DOCTOR_FLAGS, literalDefault, statedDefault, valueName, type FlagDeclaration } from './flags.ts';
+import { MONITOR_FLAGS } from './monitor-flags.ts';
 
 /** The widest line the help wraps to, the width of its hand-wrapped closing paragraphs. */
 const WIDTH = 106;
@@ -92,4 +93,23 @@ export function flagLines(flags: readonly FlagDeclaration[]): string {
 /** The whole `inferencecache doctor --help` text. */
 export function doctorHelp(): string {
   return `${INTRO}${flagLines(DOCTOR_FLAGS)}${closing()}`;
+}
+
+const MONITOR_INTRO = `Run the inference-cache checks again and again and serve the last run as Prometheus metrics.
+
+Usage:
+  inferencecache monitor [flags]
+
+Serves /metrics (Prometheus text or OpenMetrics, as the scraper asks), /healthz (failing once no run
+has completed for two intervals) and /readyz (ready once a run has completed). SIGTERM ends it within a
+second. By default it does not probe the server's :8081: see --probe-controller-listener.
+
+Flags:
+`;
+
+/** The whole `inferencecache monitor --help` text. */
+export function monitorHelp(): string {
+  const text = 'Exit codes: with --once, those of doctor; otherwise 0 when stopped by SIGTERM or SIGINT, 3 when it could not start.';
+  return `${MONITOR_INTRO}${flagLines(MONITOR_FLAGS)}
+${wrap(text, WIDTH).join('\n')}\n`;
 }

@@ -87,7 +87,29 @@ export type Command =
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'codes'; readonly output: FormatOf<'codes'> }
   | { readonly kind: 'schema' }
-  | { readonly kind: 'dump'; readonly options: DumpOptions };
+  | { readonly kind: 'dump'; readonly options: DumpOptions }
+  | { readonly kind: 'monitor'; readonly options: MonitorOptions };
+
+/** Where the monitor serves: a host (empty: every address) and a port (0: any free one, for tests). */
+export interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** The validated flags of `inferencecache monitor`. */
+export interface MonitorOptions {
+  /** The options of each run: a live doctor run of the shared flags, probing what the monitor may. */
+  readonly run: DoctorOptions;
+  readonly listen: ListenAddress;
+  /** From the start of one run to the start of the next, before the jitter, in milliseconds. */
+  readonly intervalMs: number;
+  /** `--cluster`: the value of a `cluster` label on every series; empty for none. */
+  readonly cluster: string;
+  /** `--resource-series`: how many per-resource finding series at most; 0 for none. */
+  readonly resourceSeries: number;
+  /** `--once`: one run, its report on stdout and its exit code, as `doctor`. */
+  readonly once: boolean;
+}
 
 /** The validated flags of `inferencecache dump`. */
 export interface DumpOptions {

@@ -1,15 +1,13 @@
 import { parseRfc3339 } from '../go/rfc3339.ts';
+import { parseDeadline, parseNamespace, parseOutput, parseStatusFlag, usageGuard } from './flag-values.ts';
 import { parseArgs } from 'node:util';
-import { formatGoDuration, parseGoDuration } from '../go/duration.ts';
-import { defaultFormatOf, formatFor, formatsOf, type Command as FormatCommand, type FormatOf } from '../report/output-formats.ts';
-import { STATUSES, type Status } from '../report/status.ts';
-import { describeError } from '../text/errors.ts';
-import { RuleError, parseSuppressFlag } from '../suppress/rule.ts';
+import { parseGoDuration } from '../go/duration.ts';
+import { defaultFormatOf, formatsOf } from '../report/output-formats.ts';
 import { doctorParseOptions } from './flags.ts';
 import { doctorHelp } from './help.ts';
 import { UsageError, type Command, type DoctorOptions } from './options.ts';
-import { parseServerEndpoint } from './server-endpoint.ts';
-import { parseServerTlsFlags } from './server-tls-flags.ts';
+import { parseMonitor } from './parse-monitor.ts';
+import { sharedRunOptions } from './run-options.ts';
 
 const ROOT_HELP = `inferencecache: diagnose an inference-cache installation on Kubernetes
 
@@ -17,86 +15,13 @@ Usage:
   inferencecache doctor [flags]     run the checks and print a report
   inferencecache doctor -f PATH     run the checks on the objects of files, without a cluster
   inferencecache dump [flags]       write the objects the checks read, for doctor -f
+  inferencecache monitor [flags]    run the checks on a schedule and serve Prometheus metrics
   inferencecache codes [-o format]  list every finding code (-o ${formatsOf('codes').join(', ')})
   inferencecache schema             print the JSON Schema of the JSON report
   inferencecache --version          print the version
 
 Run 'inferencecache doctor --help' for the doctor's flags.
 `;
-
-/** Default of `--timeout`. */
-export const DEFAULT_TIMEOUT_MS = 30_000;
-
-/** `--fail-on`, `--output-threshold`: a status in lower case, as the other flag values are. */
-function parseStatusFlag(flag: string, value: string): Status {
-  const status = STATUSES.find((s) => s.toLowerCase() === value);
-  if (status === undefined) {
-    throw new UsageError(`invalid ${flag} ${JSON.stringify(value)} (want one of: ${STATUSES.map((s) => s.toLowerCase()).join(', ')})`);
-  }
-  return status;
-}
-
-/** `-o` of `command`: a format it writes, or a usage error that names the formats it does. */
-function parseOutput<C extends FormatCommand>(command: C, value: string): FormatOf<C> {
-  const found = formatFor(command, value);
-  if (!found.ok) throw new UsageError(found.error);
-  return found.format;
-}
-
-/** Rewrites node's parseArgs errors into one short line that names the offending flag. */
-function usageGuard<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (err) {
-    const text = describeError(err);
-    throw new UsageError(text.split('\n')[0]?.replace(/\. To specify a positional argument.*$/, '') ?? text);
-  }
-}
-
-/**
- * The longest deadline a timer can hold (2^31-1 ms, about 24.8 days). Beyond it Node fires the timer
- * at once, which would fail every read; such a value is refused instead.
- */
-export const MAX_DEADLINE_MS = 2 ** 31 - 1;
-
-/** A positive Go duration that a timer can hold, in milliseconds, or a usage error naming the limit. */
-function parseDeadline(flag: string, text: string): number {
-  const ms = parseGoDuration(text);
-  if (ms === undefined) throw new UsageError(`invalid ${flag} ${JSON.stringify(text)}: use a duration such as 500ms, 30s or 2m`);
-  if (!(ms > 0)) throw new UsageError(`invalid ${flag} ${JSON.stringify(text)}: it must be longer than 0`);
-  if (ms > MAX_DEADLINE_MS) {
-    throw new UsageError(`invalid ${flag} ${JSON.stringify(text)}: the longest is ${formatGoDuration(MAX_DEADLINE_MS)}`);
-  }
-  return ms;
-}
-
-/** A namespace name is a DNS-1123 label: 1 to 63 of a-z, 0-9 and '-', starting and ending alphanumeric. */
-const DNS_1123_LABEL = /^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$/;
-
-/**
- * `--namespace`: empty for all namespaces, else a DNS-1123 label. Anything else (`..`, `a/b`, `%2e`)
- * could only widen or bend the URL it enters, so it is refused.
- */
-function parseNamespace(text: string): string {
-  if (text === '' || DNS_1123_LABEL.test(text)) return text;
-  throw new UsageError(
-    `invalid --namespace ${JSON.stringify(text)}: a namespace name is at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit`,
-  );
-}
-
-/** `--docs-base`: an absolute http or https URL (a link in a report must open somewhere). */
-function parseDocsBase(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new UsageError(`invalid --docs-base ${JSON.stringify(text)}: want an absolute URL such as https://docs.example.com/codes.html`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`invalid --docs-base ${JSON.stringify(text)}: want an http or https URL`);
-  }
-  return text;
-}
 
 /** The flags that only a run against a cluster uses: refused beside `-f`, which contacts none. */
 const LIVE_ONLY_FLAGS: readonly string[] = [
@@ -166,49 +91,19 @@ function parseDoctor(args: readonly string[]): Command {
   const offline = offlineFlags(values.filename, given, values.now, values.covers);
   if (values.help) return { kind: 'help', text: doctorHelp() };
   if (positionals.length > 0) throw new UsageError(`doctor takes no arguments, got ${JSON.stringify(positionals[0])}`);
-  const output = parseOutput('doctor', values.output);
-  const failOn = parseStatusFlag('--fail-on', values['fail-on']);
   const outputThreshold = parseStatusFlag('--output-threshold', values['output-threshold']);
-  const timeoutMs = parseDeadline('--timeout', values.timeout);
-  const namespace = parseNamespace(values.namespace);
-  const endpoint = values['server-endpoint'] === '' ? undefined : parseServerEndpoint(values['server-endpoint']);
-  const serverTls = parseServerTlsFlags(values);
-  const tokenFile = values['snapshot-token-file'];
   const waitMs = parseGoDuration(values.wait) === 0 ? 0 : parseDeadline('--wait', values.wait);
-  const docsBase = values['docs-base'] === undefined ? undefined : parseDocsBase(values['docs-base']);
-  const suppress = values.suppress.map((text) => {
-    try {
-      return parseSuppressFlag(text);
-    } catch (err) {
-      throw err instanceof RuleError ? new UsageError(err.message) : err;
-    }
-  });
-  const suppressFile = values['suppress-file'];
-  if (suppressFile === '') throw new UsageError('invalid --suppress-file "": name a file');
   const options: DoctorOptions = {
-    kubeconfig: values.kubeconfig,
-    context: values.context,
-    namespace,
-    ...(endpoint === undefined ? {} : { serverEndpoint: endpoint }),
-    serverTls,
-    ...(tokenFile === undefined ? {} : { snapshotTokenFile: tokenFile }),
-    output,
+    ...sharedRunOptions(values),
     noColor: values['no-color'],
-    configOnly: values['config-only'],
     files: offline.files,
     ...(offline.now === undefined ? {} : { now: offline.now }),
     covers: offline.covers,
-    failOn,
     outputThreshold,
     showOk: values['show-ok'],
-    ...(docsBase === undefined ? {} : { docsBase }),
-    suppress,
-    ...(suppressFile === undefined ? {} : { suppressFile }),
     waitMs,
     quiet: values.quiet,
-    timeoutMs,
     controllerListener: true,
-    ...(values['pod-labels-file'] === undefined ? {} : { podLabelsFile: values['pod-labels-file'] }),
     ...(values['termination-message-path'] === undefined ? {} : { terminationMessagePath: values['termination-message-path'] }),
   };
   return { kind: 'doctor', options: Object.freeze(options) };
@@ -293,6 +188,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return parseCodes(rest);
     case 'dump':
       return parseDump(rest);
+    case 'monitor':
+      return parseMonitor(rest);
     case 'schema':
       if (rest.length > 0) throw new UsageError('schema takes no arguments');
       return { kind: 'schema' };

@@ -13,7 +13,7 @@ import { makeReport, type Report } from '../report/finding.ts';
 import { writerOf } from '../report/output-formats.ts';
 import { forTerminal } from '../report/terminal-text.ts';
 import { interruptionOf } from '../text/errors.ts';
-import type { RunIO } from './io.ts';
+import { runEnvironmentOf, type RunIO } from './io.ts';
 
 /**
  * How long an interrupted run may take to finish on its own (every read and probe stops when told)
@@ -80,12 +80,7 @@ async function sourceOf(options: DoctorOptions, environment: RunEnvironment): Pr
 /** Runs the doctor, writes its warnings and report, and returns the report (for the exit code and the termination message). */
 export async function runDoctorCommand(io: RunIO, options: DoctorOptions): Promise<Report> {
   const environment: RunEnvironment = {
-    env: io.env,
-    clock: io.clock,
-    ...(io.started === undefined ? {} : { started: io.started }),
-    pod: { namespace: io.env['POD_NAMESPACE'], name: io.env['POD_NAME'] },
-    files: io.files,
-    interrupt: io.interrupt,
+    ...runEnvironmentOf(io),
     ...(io.stdin === undefined ? {} : { stdin: io.stdin }),
     ...(options.quiet ? {} : { progress: (line: string) => io.err(`${forTerminal(line).toString()}\n`) }),
   };

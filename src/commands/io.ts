@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { PodFiles } from '../doctor/environment.ts';
+import type { PodFiles, RunEnvironment } from '../doctor/environment.ts';
 
 /**
  * What the process gives a command run. Writing resolves once the text is written, or at once when
@@ -31,4 +31,19 @@ export interface RunIO {
   readonly interrupt: AbortSignal;
   /** Standard input, read only for `doctor -f -`. */
   readonly stdin?: AsyncIterable<Uint8Array>;
+}
+
+/**
+ * What every run of the doctor's pipeline takes from the process: its environment, clock, pod files
+ * and interrupt; the command adds what is its own (standard input, progress lines, an observer).
+ */
+export function runEnvironmentOf(io: RunIO): RunEnvironment {
+  return {
+    env: io.env,
+    clock: io.clock,
+    ...(io.started === undefined ? {} : { started: io.started }),
+    pod: { namespace: io.env['POD_NAMESPACE'], name: io.env['POD_NAME'] },
+    files: io.files,
+    interrupt: io.interrupt,
+  };
 }

@@ -45,6 +45,24 @@ export interface RunEnvironment {
   readonly stdin?: AsyncIterable<Uint8Array>;
   /** Takes the progress line of each `--wait` attempt (for stderr). */
   readonly progress?: (line: string) => Promise<void>;
+  /** Told what each attempt asked of the API server and how long its probes took; see {@link RunObserver}. */
+  readonly observer?: RunObserver;
+}
+
+/** A probe the run times: gRPC health, each route of the controller-facing listener, a CacheBackend dial. */
+export type ProbeKind = 'grpc_health' | 'snapshot' | 'policy' | 'probe' | 'dial';
+
+/** Takes how long one probe took, in seconds (its wait for a fresh pod's admission not included). */
+export type ProbeTimer = (probe: ProbeKind, seconds: number) => void;
+
+/**
+ * What a run tells whoever keeps count of many runs (the monitor's metrics): what each attempt asked
+ * of the API server, and how long each probe took. A one-shot doctor run has none.
+ */
+export interface RunObserver {
+  /** After each attempt of a live run: the requests it sent, and how many got no answer or not a 200. */
+  readonly api: (requests: number, errors: number) => void;
+  readonly probe: ProbeTimer;
 }
 
 /** A finished run: the report, and warnings for stderr. */

@@ -19,7 +19,7 @@ import type { GrpcPortAddress } from '../probes/server-transport.ts';
 import type { AdmissionGate } from '../probes/settle.ts';
 import { dialTarget, dialTcp } from '../probes/tcp-dial.ts';
 import { readBearerToken } from '../probes/token.ts';
-import type { PodFiles } from './environment.ts';
+import type { PodFiles, ProbeKind, ProbeTimer } from './environment.ts';
 
 /** The controller-facing HTTP port of the server; fixed, as upstream. */
 export const SNAPSHOT_PORT = '8081';
@@ -64,6 +64,17 @@ async function locateServer(options: DoctorOptions, api: KubeApi, signal: AbortS
   };
 }
 
+/** Runs `probe`, and tells `timer` (when there is one) how long it took. */
+async function timed<T>(timer: ProbeTimer | undefined, kind: ProbeKind, probe: () => Promise<T>): Promise<T> {
+  if (timer === undefined) return probe();
+  const start = performance.now();
+  try {
+    return await probe();
+  } finally {
+    timer(kind, (performance.now() - start) / 1000);
+  }
+}
+
 /** Waits at `gate` for a port to admit the pod, when there is a gate; then runs `probe`. */
 async function afterGate<T>(gate: AdmissionGate | undefined, host: string, port: number, probe: () => Promise<T>) {
   const settling = gate === undefined ? undefined : await gate(host, port);
@@ -88,6 +99,7 @@ async function probeRoutes(
   within: () => { deadlineMs: number; signal: AbortSignal },
   warnings: string[],
   gate: AdmissionGate | undefined,
+  timer: ProbeTimer | undefined,
 ): Promise<RouteProbes> {
   const { signal } = within();
   const bearer = await readBearerToken(
@@ -99,9 +111,9 @@ async function probeRoutes(
   const { probeRoute, probeSnapshot } = await import('../probes/http-route.ts');
   const { settling, result } = await afterGate(gate, host, Number(SNAPSHOT_PORT), () =>
     Promise.all([
-      probeSnapshot(`${base}/snapshot`, { ...within(), token: bearer.token }),
-      probeRoute(`${base}/policy`, within()),
-      probeRoute(`${base}/probe`, within()),
+      timed(timer, 'snapshot', () => probeSnapshot(`${base}/snapshot`, { ...within(), token: bearer.token })),
+      timed(timer, 'policy', () => probeRoute(`${base}/policy`, within())),
+      timed(timer, 'probe', () => probeRoute(`${base}/probe`, within())),
     ]),
   );
   const [snapshot, policy, probe] = result;
@@ -118,11 +130,11 @@ export async function probeServer(
   options: DoctorOptions,
   api: KubeApi,
   files: PodFiles,
-  probe: { readonly budget: Budget; readonly signal: AbortSignal; readonly routes: boolean },
+  probe: { readonly budget: Budget; readonly signal: AbortSignal; readonly routes: boolean; readonly timer?: ProbeTimer | undefined },
   warnings: string[],
   gate?: AdmissionGate,
 ): Promise<ServerProbeResults> {
-  const { budget, signal } = probe;
+  const { budget, signal, timer } = probe;
   const located = await locateServer(options, api, signal);
   if (!('grpc' in located)) {
     warnings.push(`${located.location.error}; the server probes are skipped`);
@@ -133,18 +145,26 @@ export async function probeServer(
   const { probeServerGrpc } = await import('../probes/server-transport.ts');
   const within = () => ({ deadlineMs: budget(), signal });
   const [grpc, routes] = await Promise.all([
-    afterGate(gate, grpcAddress.host, grpcAddress.port, () => probeServerGrpc(grpcAddress, options.serverTls, within())),
-    probe.routes ? probeRoutes(options, files, location.httpBase, grpcAddress.host, within, warnings, gate) : undefined,
+    afterGate(gate, grpcAddress.host, grpcAddress.port, () =>
+      timed(timer, 'grpc_health', () => probeServerGrpc(grpcAddress, options.serverTls, within())),
+    ),
+    probe.routes ? probeRoutes(options, files, location.httpBase, grpcAddress.host, within, warnings, gate, timer) : undefined,
   ]);
   const server: ServerProbes = { location, ...grpc.result, ...(grpc.settling === undefined ? {} : { settling: grpc.settling }) };
   return routes === undefined ? { server } : { server, routes };
 }
 
 /** Dials `endpoint`, after its admission `gate` in a fresh pod. */
-async function dialAfterGate(endpoint: string, gate: AdmissionGate | undefined, budget: Budget, signal: AbortSignal): Promise<DialResult> {
+async function dialAfterGate(
+  endpoint: string,
+  gate: AdmissionGate | undefined,
+  budget: Budget,
+  signal: AbortSignal,
+  timer: ProbeTimer | undefined,
+): Promise<DialResult> {
   const target = dialTarget(endpoint);
   const settling = gate === undefined || !target.ok ? undefined : await gate(target.host, target.port);
-  const result = await dialTcp(endpoint, { deadlineMs: budget(), signal });
+  const result = await timed(timer, 'dial', () => dialTcp(endpoint, { deadlineMs: budget(), signal }));
   return settling === undefined ? result : { ...result, settling };
 }
 
@@ -157,6 +177,7 @@ export async function dialEndpoints(
   budget: Budget,
   signal: AbortSignal,
   gate?: AdmissionGate,
+  timer?: ProbeTimer,
 ): Promise<Map<string, DialResult>> {
   const backends = state.cacheBackends?.ok === true ? state.cacheBackends.items : [];
   const endpoints = [
@@ -167,7 +188,7 @@ export async function dialEndpoints(
   const worker = async () => {
     for (let i = next++; i < endpoints.length; i = next++) {
       const endpoint = endpoints[i] as string;
-      results.set(endpoint, await dialAfterGate(endpoint, gate, budget, signal));
+      results.set(endpoint, await dialAfterGate(endpoint, gate, budget, signal, timer));
     }
   };
   await Promise.all(Array.from({ length: Math.min(DIAL_CONCURRENCY, endpoints.length) }, worker));

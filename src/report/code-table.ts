@@ -1,3 +1,4 @@
+import { findingsSeriesOf } from '../metrics/catalogue.ts';
 import { goJson } from '../go/json.ts';
 import { goFields } from '../go/strings.ts';
 import type { Status } from './status.ts';
@@ -48,10 +49,14 @@ export function codesMarkdown(rows: readonly CodeRow[]): string {
     '',
     'Every finding carries one of these codes. A code always has the same status; codes are never',
     'renumbered or reused. `API001` is emitted by whichever check could not read what it needed.',
+    '`inferencecache monitor` counts the findings of each code in the series its row names (one per',
+    'check that may emit it, labelled `check` and `status` too: [monitor.md](monitor.md#metrics)).',
     '',
-    '| code | status | check | meaning |',
-    '|---|---|---|---|',
-    ...rows.map((r) => `| [${r.code}](${r.anchor}) | ${r.status} | ${r.checks.join(', ')} | ${r.meaning} |`),
+    '| code | status | check | meaning | series |',
+    '|---|---|---|---|---|',
+    ...rows.map(
+      (r) => `| [${r.code}](${r.anchor}) | ${r.status} | ${r.checks.join(', ')} | ${r.meaning} | \`${findingsSeriesOf(r.code)}\` |`,
+    ),
     '',
     ...rows.flatMap((r) => [`## ${r.code}`, '', `**${r.status}** · ${r.checks.join(', ')}`, '', r.meaning, '', `Hint: ${r.hint}`, '']),
   ];

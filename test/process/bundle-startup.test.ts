@@ -13,12 +13,12 @@ import { runBundle, writeKubeconfig } from '../support/bundle.ts';
 const TRACE = resolve(import.meta.dirname, '../support/chunk-trace.cjs');
 
 /**
- * The most source `--version` and `--help` may compile: about 1.1 times what they compile now (60.6 KB:
- * the entry, the command line with its flag declarations and help, `dump`'s help among them, the
+ * The most source `--version` and `--help` may compile: about 1.1 times what they compile now (67.7 KB:
+ * the entry, the command line with its flag declarations and help, `dump`'s and `monitor`'s among them, the
  * version, the error texts, the RFC 3339 reader of `--now` and of suppression expiries), so that a new
  * static import of the checks or a client is noticed before it is felt.
  */
-const STARTUP_SOURCE_BOUND = 66_000;
+const STARTUP_SOURCE_BOUND = 74_000;
 
 interface LoadedChunk {
   readonly name: string;

@@ -123,6 +123,8 @@ export interface ChartOptions {
   readonly namespace?: string;
   readonly values?: Values;
   readonly chartDir?: string;
+  /** API versions the cluster is said to serve (`helm template --api-versions`), e.g. `monitoring.coreos.com/v1/PodMonitor`. */
+  readonly apiVersions?: readonly string[];
 }
 
 /** The arguments selecting namespace and values for template and lint. */
@@ -130,6 +132,7 @@ function chartArgs(opts: ChartOptions): string[] {
   return [
     ...(opts.namespace === undefined ? [] : ['--namespace', opts.namespace]),
     ...(opts.values === undefined ? [] : ['--values', valuesFile(opts.values)]),
+    ...(opts.apiVersions ?? []).flatMap((version) => ['--api-versions', version]),
   ];
 }
 

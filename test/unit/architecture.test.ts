@@ -20,6 +20,8 @@ const LAYER_RANK: Readonly<Record<string, number>> = {
   protobuf: 0,
   // Reading the files an operator names, bounded: the cluster, the probes and the run use it.
   files: 1,
+  // The Prometheus exposition formats and the catalogue of the monitor's metrics (docs/codes.md names a series per code).
+  metrics: 1,
   report: 2,
   cluster: 3,
   probes: 3,
@@ -29,10 +31,12 @@ const LAYER_RANK: Readonly<Record<string, number>> = {
   cli: 6,
   // One doctor run: the judging pipeline, its sources (the cluster, the files), the probe plan, the dump.
   doctor: 7,
+  // The monitor: doctor runs on a schedule, the last one served as metrics on its own port.
+  monitor: 8,
   // The commands once parsed: they write what a run gives them.
-  commands: 8,
-  'app.ts': 9,
-  'main.ts': 10,
+  commands: 9,
+  'app.ts': 10,
+  'main.ts': 11,
 };
 
 /**

@@ -56,6 +56,8 @@ export type ObjectSource = Pick<KubeApi, 'get' | 'list'>;
 /** Counts what the doctor asked of the API server, for benchmarks and the read-only audit. */
 export interface ApiStats {
   requests: number;
+  /** The requests that got no answer, or an answer other than 200. */
+  errors: number;
   bytes: number;
   /** The pages that came in protobuf. */
   protobufPages: number;
@@ -119,7 +121,7 @@ function http1Dispatcher(kc: KubeConfig, made: Dispatcher | undefined): Dispatch
  * doctor never writes.
  */
 export class KubeApi {
-  readonly stats: ApiStats = { requests: 0, bytes: 0, protobufPages: 0 };
+  readonly stats: ApiStats = { requests: 0, errors: 0, bytes: 0, protobufPages: 0 };
   private readonly server: string;
   private readonly kc: KubeConfig;
   private readonly plugin: ExecCredentialPlugin | undefined;
@@ -179,6 +181,7 @@ export class KubeApi {
    */
   private async send(path: string, signal: AbortSignal, protobuf = false): Promise<Sent> {
     const url = `${this.server}${path}`;
+    let asked = false;
     try {
       const auth = await this.authentication(signal);
       if (!auth.ok) return { ok: false, error: auth.error };
@@ -186,6 +189,7 @@ export class KubeApi {
       await auth.kc.applySecurityAuthentication(ctx);
       const dispatcher = this.dispatcherFor(auth.kc, ctx);
       this.stats.requests++;
+      asked = true;
       // As a flat list of names and values, so that a header given twice (a group impersonated) goes
       // out as two header lines, as the API server reads several values, never joined into one.
       const headers = [
@@ -201,6 +205,7 @@ export class KubeApi {
       const type = res.headers['content-type'];
       const inProtobuf = typeof type === 'string' && type.toLowerCase().startsWith(PROTOBUF);
       if (res.statusCode !== 200) {
+        this.stats.errors++;
         const bytes = Buffer.from(await res.body.arrayBuffer());
         this.stats.bytes += bytes.length;
         const message = inProtobuf ? protobufStatusMessage(bytes) : statusMessage(bytes.toString('utf8'));
@@ -209,6 +214,7 @@ export class KubeApi {
       }
       return { ok: true, body: res.body, protobuf: inProtobuf };
     } catch (err) {
+      if (asked) this.stats.errors++;
       return { ok: false, error: this.failure(err, signal) };
     }
   }
