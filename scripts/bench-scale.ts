@@ -32,6 +32,7 @@ import { listsOf } from '../src/cluster/state/reads.ts';
 import { completedRequestsBy } from '../dev/cluster/audit.ts';
 import { BUNDLE, ensureBundle } from '../dev/bundle.ts';
 import { PROJECT_ROOT } from '../dev/paths.ts';
+import { processCpuMs } from '../dev/proc-stats.ts';
 import { missingBinaries, resolveBinaries, startControlPlane, type ControlPlane } from '../dev/cluster/controlplane.ts';
 import { installCrds } from '../dev/cluster/manifests.ts';
 import { doctorIdentity } from '../dev/cluster/identity.ts';
@@ -96,13 +97,6 @@ interface Figures {
   readonly bytes: number;
   /** The API server's process CPU time (user + system) while the run ran. */
   readonly apiCpuMs: number;
-}
-
-/** A process's CPU time so far (user + system), from /proc: clock ticks of 10 ms. */
-function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function argValue(name: string, fallback: string): string {

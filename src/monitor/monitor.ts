@@ -14,6 +14,7 @@ import { CONTENT_TYPES, expose, negotiate } from '../metrics/exposition.ts';
 import { pause } from '../probes/deadline.ts';
 import { describeError, interruptionOf } from '../text/errors.ts';
 import { monitorFamilies, type FamilyContext } from './families.ts';
+import { runSeries } from './series.ts';
 import { liveness, readiness, type HealthFacts } from './health.ts';
 import { serveEndpoint, type Answer, type Endpoint } from './http-endpoint.ts';
 import { Telemetry } from './telemetry.ts';
@@ -119,7 +120,7 @@ export async function runMonitor(options: MonitorOptions, environment: MonitorEn
         await log(`monitor: run ${n} could not run: ${outcome.error}`);
       } else {
         for (const warning of outcome.result.warnings) await log(`monitor: run ${n}: warning: ${warning}`);
-        telemetry.completed({ report: outcome.result.report, endedAt: clock(), seconds });
+        telemetry.completed({ series: runSeries(outcome.result.report, context), endedAt: clock(), seconds });
         const { exitCode } = outcome.result.report.summary;
         await log(`monitor: run ${n}: exit ${exitCode} (${counts(outcome.result)}) in ${seconds.toFixed(1)}s`);
       }

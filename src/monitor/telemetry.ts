@@ -1,7 +1,7 @@
 /**
  * What the monitor counts across its runs: the runs by exit code and how long each took, the API
- * server requests and their errors, the probes' times; and the last completed run, whose report the
- * finding series are made from at each scrape.
+ * server requests and their errors, the probes' times; and the finding series of the last completed
+ * run.
  *
  * @module
  */
@@ -9,16 +9,16 @@
 import type { RunObserver } from '../doctor/environment.ts';
 import { METRICS } from '../metrics/catalogue.ts';
 import { Counter, Histogram } from '../metrics/instruments.ts';
-import type { Report } from '../report/finding.ts';
+import type { RunSeries } from './series.ts';
 
 /** The buckets of a run's duration, in seconds: a small install takes well under a second, 100,000 pods about a minute. */
 export const RUN_BOUNDS = [0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 /** The buckets of a probe's duration, in seconds: a local answer in milliseconds, a black hole at the 10 s probe budget. */
 export const PROBE_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** A run that completed: its report (which decides the finding series), when it ended and how long it took. */
+/** A run that completed: the series of its report, when it ended and how long it took. */
 export interface CompletedRun {
-  readonly report: Report;
+  readonly series: RunSeries;
   readonly endedAt: Date;
   readonly seconds: number;
 }
@@ -51,7 +51,7 @@ export class Telemetry {
   /** Records a run that completed with a report. */
   completed(run: CompletedRun): void {
     this.last = run;
-    this.runs.add({ exit_code: String(run.report.summary.exitCode) });
+    this.runs.add({ exit_code: String(run.series.exitCode) });
     this.runDuration.observe({}, run.seconds);
   }
 

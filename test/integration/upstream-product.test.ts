@@ -64,6 +64,8 @@ const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see docs/re
 const HELM4 = helmBinaries().find((h) => h.name === 'Helm 4');
 const RELEASE = 'doctor';
 const POD = `${RELEASE}-inferencecache-doctor`;
+/** The monitor's Deployment (monitor.enabled). */
+const MONITOR = `${RELEASE}-inferencecache-doctor-monitor`;
 /** The checks upstream's doctor has: parity is judged on their findings. */
 const UPSTREAM_CHECKS = new Set<string>(CHECKS.slice(0, 9).map((c) => c.name));
 
@@ -294,6 +296,67 @@ describe.skipIf(skip)(`the real inference-cache, built from its source, with the
       const events = await core().listNamespacedEvent({ namespace: INSTALL_NAMESPACE, fieldSelector: `involvedObject.name=${rsName}` });
       expect(events.items.filter((e) => (e.message ?? '').includes(POD)).map((e) => e.message)).toEqual([]);
     }, 900_000);
+
+    it("g. the monitor of the controller's shape (probeControllerListener) probes :8081 run after run; the controller's ReplicaSet never adopts or counts it", async () => {
+      const installed = await installChart(['monitor.enabled=true', 'monitor.probeControllerListener=true', 'monitor.interval=10s']);
+      expect(installed.code, installed.output).toBe(0);
+      try {
+        const controllerRs = async () => {
+          const pods = await core().listNamespacedPod({
+            namespace: INSTALL_NAMESPACE,
+            labelSelector: 'app.kubernetes.io/component=controller',
+          });
+          const owned = pods.items.filter((p) =>
+            p.metadata?.ownerReferences?.some((o) => o.kind === 'ReplicaSet' && !(o.name ?? '').startsWith(MONITOR)),
+          );
+          const name = owned[0]?.metadata?.ownerReferences?.[0]?.name ?? '';
+          return {
+            name,
+            pods: owned.map((p) => p.metadata?.uid),
+            rs: await apps().readNamespacedReplicaSet({ name, namespace: INSTALL_NAMESPACE }),
+          };
+        };
+        const before = await controllerRs();
+        let metrics = '';
+        let monitorPod: V1Pod | undefined;
+        await pollUntil('three monitor runs', { timeoutMs: 300_000, intervalMs: 2_000 }, async () => {
+          const pods = await core().listNamespacedPod({
+            namespace: INSTALL_NAMESPACE,
+            labelSelector: 'inferencecache.io/doctor-role=monitor',
+          });
+          monitorPod = pods.items[0];
+          const ip = monitorPod?.status?.podIP;
+          if (ip === undefined) return `no pod IP: ${monitorPod?.status?.phase ?? 'no pod'}`;
+          metrics = await fetch(`http://${ip}:8080/metrics`, { signal: AbortSignal.timeout(5_000) }).then((r) => r.text());
+          const runs = [...metrics.matchAll(/^inferencecache_doctor_runs_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+          return runs >= 3 || `${runs} runs`;
+        });
+        // The real server answered the monitor's controller-audience token on :8081, run after run.
+        expect(metrics).toMatch(/^inferencecache_doctor_findings\{check="SnapshotReachability",code="SN004",status="OK"\} 1$/m);
+        expect(metrics).toMatch(/^inferencecache_doctor_findings\{check="ProbeReachability",code="PB002",status="OK"\} 1$/m);
+        expect(metrics).toMatch(/^inferencecache_doctor_last_run_exit_code 0$/m);
+        // The pod carries the controller's labels and account, owned by the monitor's own ReplicaSet.
+        expect(monitorPod?.metadata?.labels?.['app.kubernetes.io/component']).toBe('controller');
+        expect(monitorPod?.spec?.serviceAccountName).toBe('inference-cache-controller-manager');
+        const owner = monitorPod?.metadata?.ownerReferences?.find((o) => o.controller === true);
+        expect(owner?.kind).toBe('ReplicaSet');
+        expect(owner?.name).toMatch(new RegExp(`^${MONITOR}-`));
+        // Never Ready, so the controller's Services (the webhook's) never send it a request.
+        expect(monitorPod?.status?.conditions?.find((c) => c.type === 'Ready')?.status).not.toBe('True');
+        const after = await controllerRs();
+        expect(after.name).toBe(before.name);
+        expect(after.pods).toEqual(before.pods);
+        expect(after.rs.status?.replicas).toBe(1);
+        expect(after.rs.status?.fullyLabeledReplicas).toBe(1);
+        const events = await core().listNamespacedEvent({
+          namespace: INSTALL_NAMESPACE,
+          fieldSelector: `involvedObject.name=${after.name}`,
+        });
+        expect(events.items.filter((e) => (e.message ?? '').includes(MONITOR)).map((e) => e.message)).toEqual([]);
+      } finally {
+        expect((await installChart()).code).toBe(0);
+      }
+    }, 600_000);
   });
 
   describe('b. the states the product reaches here, each with the finding an operator needs', () => {

@@ -9,7 +9,8 @@ import { CHECKS, activeDeclarations } from '../../../src/checks/registry.ts';
 import { SUPPRESSIONS } from '../../../src/checks/suppressions.ts';
 import { METRICS } from '../../../src/metrics/catalogue.ts';
 import { expose, type MetricFamily } from '../../../src/metrics/exposition.ts';
-import { MAX_RESOURCE_LABEL, monitorFamilies, type FamilyContext } from '../../../src/monitor/families.ts';
+import { monitorFamilies, type FamilyContext } from '../../../src/monitor/families.ts';
+import { MAX_RESOURCE_LABEL, runSeries } from '../../../src/monitor/series.ts';
 import { Telemetry } from '../../../src/monitor/telemetry.ts';
 import { makeReport, type Finding } from '../../../src/report/finding.ts';
 import { findingsOf } from '../../support/findings.ts';
@@ -31,13 +32,19 @@ function context(o: Partial<FamilyContext> = {}): FamilyContext {
   };
 }
 
-function telemetryWith(findings: readonly Finding[], suppressed: readonly Finding[] = []): Telemetry {
+/** A monitor's telemetry after one run that found `findings` (and suppressed `suppressed`), its series made with `made`. */
+function telemetryWith(findings: readonly Finding[], suppressed: readonly Finding[] = [], made: FamilyContext = context()): Telemetry {
   const t = new Telemetry();
   const report = makeReport(findings, {
     suppressed: suppressed.map((finding) => ({ finding, rule: { source: '--suppress', match: finding.code } })),
   });
-  t.completed({ report, endedAt: new Date('2026-12-06T08:01:00Z'), seconds: 1.5 });
+  t.completed({ series: runSeries(report, made), endedAt: new Date('2026-12-06T08:01:00Z'), seconds: 1.5 });
   return t;
+}
+
+/** The families of a scrape after one run that found `findings`, with context `c`. */
+function familiesAfter(findings: readonly Finding[], c: FamilyContext, suppressed: readonly Finding[] = []): MetricFamily[] {
+  return monitorFamilies(telemetryWith(findings, suppressed, c), c);
 }
 
 function samplesOf(families: readonly MetricFamily[], name: string) {
@@ -84,7 +91,7 @@ describe('the finding series', () => {
   });
 
   it('per-resource series: not OK only, the most severe first, at most as many as asked, the rest counted', () => {
-    const families = monitorFamilies(telemetryWith(FINDINGS), context({ resourceSeries: 2 }));
+    const families = familiesAfter(FINDINGS, context({ resourceSeries: 2 }));
     expect(samplesOf(families, METRICS.finding.name)).toEqual([
       { labels: { check: 'ServerReachability', code: 'SV002', status: 'FAIL', resource: 'host:9090' }, value: 1 },
       { labels: { check: 'CacheBackendHealth', code: 'CB004', status: 'WARN', resource: 'cachebackend/a/one' }, value: 1 },
@@ -94,10 +101,7 @@ describe('the finding series', () => {
 
   it('a resource name of any length makes a label of at most 256 characters', () => {
     const long = `cachebackend/a/${'x'.repeat(100_000)}`;
-    const samples = samplesOf(
-      monitorFamilies(telemetryWith([cb('CB004', long, 'stale')]), context({ resourceSeries: 5 })),
-      METRICS.finding.name,
-    );
+    const samples = samplesOf(familiesAfter([cb('CB004', long, 'stale')], context({ resourceSeries: 5 })), METRICS.finding.name);
     const resource = samples?.[0]?.labels['resource'] ?? '';
     expect([...resource]).toHaveLength(MAX_RESOURCE_LABEL);
     expect(resource.endsWith('…')).toBe(true);
@@ -105,7 +109,7 @@ describe('the finding series', () => {
 
   it('many findings of one code are still one series each way, and the cap holds at any count', () => {
     const many = Array.from({ length: 20_000 }, (_, i) => cb('CB004', `cachebackend/a/b${i}`, 'stale'));
-    const families = monitorFamilies(telemetryWith(many), context({ resourceSeries: 100 }));
+    const families = familiesAfter(many, context({ resourceSeries: 100 }));
     expect(samplesOf(families, METRICS.finding.name)).toHaveLength(100);
     expect(samplesOf(families, METRICS.findingOmitted.name)?.[0]?.value).toBe(19_900);
     expect(samplesOf(families, METRICS.findings.name)?.find((s) => s.labels['code'] === 'CB004')?.value).toBe(20_000);
@@ -121,11 +125,12 @@ describe('the finding series', () => {
 });
 
 describe('the catalogue is the contract', () => {
-  const telemetry = telemetryWith(FINDINGS, [cb('CB001', 'cachebackend/a/x', 'x')]);
+  const full = context({ resourceSeries: 10 });
+  const telemetry = telemetryWith(FINDINGS, [cb('CB001', 'cachebackend/a/x', 'x')], full);
   telemetry.observer.api(10, 1);
   telemetry.observer.probe('grpc_health', 0.01);
   telemetry.failed(0.2);
-  const families = monitorFamilies(telemetry, context({ resourceSeries: 10 }));
+  const families = monitorFamilies(telemetry, full);
 
   it('every family of a full scrape is declared, with its declared type, in the declared order', () => {
     const declared = Object.values(METRICS);
