@@ -1,11 +1,13 @@
 // The monitor on the real node, scraped by a real Prometheus (Debian's 2.42) running on this machine:
-// the chart's Deployment runs `inferencecache monitor` from the image in the registry; Prometheus finds
-// its pod through the Kubernetes API by the chart's prometheus.io annotations and scrapes it across the
-// CNI bridge; the rules it evaluates are the chart's own file. A healthy install scrapes `up 1` and the
+// the chart's Deployment runs `inferencecache monitor` from the image in the registry; the pod is found
+// by the chart's prometheus.io annotations (Debian's Prometheus has no Kubernetes discovery, so the
+// test hands it the annotated pods) and Prometheus scrapes it across the CNI bridge; the rules it
+// evaluates are the chart's own file. A healthy install scrapes `up 1` and the
 // findings; the server turned NOT_SERVING makes the FAIL and server-probe alerts fire in Prometheus;
 // restored, they resolve.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
@@ -55,6 +57,26 @@ describe.skipIf(skip)(`the monitor on the real node, scraped by a real Prometheu
   let prometheus: Prometheus | undefined;
   const log = (l: string) => console.info(`[monitor] ${l}`);
   const core = () => cluster.kc.makeApiClient(CoreV1Api);
+  const targetsFile = join(mkdtempSync(join(tmpdir(), 'icd-targets-')), 'targets.json');
+  /**
+   * The scrape targets a Prometheus job of `role: pod` keeps by the prometheus.io annotations: each
+   * running pod of the install's namespace annotated `prometheus.io/scrape: "true"`, at its IP and
+   * annotated port and path, labelled with its namespace and name.
+   */
+  const annotatedTargets = async () => {
+    const pods = await core().listNamespacedPod({ namespace: INSTALL_NAMESPACE });
+    return pods.items.flatMap((pod) => {
+      const a = pod.metadata?.annotations ?? {};
+      const ip = pod.status?.podIP;
+      if (a['prometheus.io/scrape'] !== 'true' || ip === undefined || pod.status?.phase !== 'Running') return [];
+      const labels = {
+        namespace: INSTALL_NAMESPACE,
+        pod: pod.metadata?.name ?? '',
+        __metrics_path__: a['prometheus.io/path'] ?? '/metrics',
+      };
+      return [{ targets: [`${ip}:${a['prometheus.io/port'] ?? ''}`], labels }];
+    });
+  };
   /** The healthy backend's last KV event, 5 s ago again: the suite outlasts its freshness window. */
   const refreshBackend = () =>
     writeStatus(cluster.kc, { ...CACHE_BACKENDS, namespace: WORKLOAD_NAMESPACE, name: 'chat' }, healthyBackendStatus(REMOTE_ENDPOINT));
@@ -78,7 +100,6 @@ describe.skipIf(skip)(`the monitor on the real node, scraped by a real Prometheu
         ...doctorChartArgs(cluster.registry),
         ...[
           ...doctorImageValues(cluster.registry),
-          'hooks.helmTest=false',
           'monitor.enabled=true',
           `monitor.interval=${INTERVAL}`,
           'monitor.cluster=node-1',
@@ -91,24 +112,18 @@ describe.skipIf(skip)(`the monitor on the real node, scraped by a real Prometheu
       600_000,
     );
     expect(install.code, `${install.stdout}${install.stderr}`).toBe(0);
-    // Prometheus finds pods through the API server, as in a cluster; the chart's annotations choose which it scrapes.
+    // Debian's Prometheus is built without Kubernetes service discovery, so the test does what its
+    // `role: pod` job with the usual relabelling does: it lists the pods, keeps those the chart
+    // annotated, and hands Prometheus their address, port and path (file_sd), with their namespace and pod.
+    await pollUntil('an annotated monitor pod with an IP', { timeoutMs: 300_000, intervalMs: 2_000 }, async () => {
+      const targets = await annotatedTargets();
+      writeFileSync(targetsFile, JSON.stringify(targets));
+      return targets.length > 0 || 'none yet';
+    });
     const scrapeConfigs = [
       '  - job_name: kubernetes-pods',
-      '    kubernetes_sd_configs:',
-      '      - role: pod',
-      `        api_server: ${cp.server}`,
-      `        tls_config: { ca_file: ${cp.caFile} }`,
-      `        authorization: { credentials: ${cp.adminToken} }`,
-      `        namespaces: { names: [${INSTALL_NAMESPACE}] }`,
-      '    relabel_configs:',
-      '      - { source_labels: [__meta_kubernetes_pod_annotation_prometheus_io_scrape], action: keep, regex: "true" }',
-      '      - { source_labels: [__meta_kubernetes_pod_annotation_prometheus_io_path], target_label: __metrics_path__, regex: (.+) }',
-      '      - source_labels: [__address__, __meta_kubernetes_pod_annotation_prometheus_io_port]',
-      '        regex: ([^:]+)(?::\\d+)?;(\\d+)',
-      '        replacement: $1:$2',
-      '        target_label: __address__',
-      '      - { source_labels: [__meta_kubernetes_namespace], target_label: namespace }',
-      '      - { source_labels: [__meta_kubernetes_pod_name], target_label: pod }',
+      '    file_sd_configs:',
+      `      - { files: [${targetsFile}], refresh_interval: 5s }`,
     ].join('\n');
     prometheus = await startPrometheus({ scrapeConfigs, rules: { 'inferencecache-doctor.yaml': rulesForTheTest() }, interval: SCRAPE });
   }, 900_000);
@@ -117,7 +132,7 @@ describe.skipIf(skip)(`the monitor on the real node, scraped by a real Prometheu
     await cluster?.stop();
   }, 300_000);
 
-  it('a healthy install: Prometheus finds the pod by its annotations and scrapes up 1 and the findings, labelled by cluster and namespace', async () => {
+  it('a healthy install: the pod found by its annotations, Prometheus scrapes up 1 and the findings, labelled by cluster and namespace', async () => {
     const p = prometheus;
     if (p === undefined) throw new Error('no Prometheus');
     await refreshBackend();
