@@ -5,6 +5,7 @@
 // same tree, runs against the same cluster for parity. No TypeScript stand-in runs here.
 import {
   AdmissionregistrationV1Api,
+  ApiException,
   AppsV1Api,
   CoordinationV1Api,
   CoreV1Api,
@@ -120,6 +121,22 @@ describe.skipIf(skip)(`the real inference-cache, built from its source, with the
     core()
       .readNamespacedPod({ namespace, name })
       .catch(() => undefined);
+  /**
+   * Deletes a test's namespace and waits until it is gone: its objects (a CacheBackend the controller
+   * finalizes, pods in their grace period) would otherwise still be there for the next test, and the
+   * two doctors of a parity check, started a moment apart, could see them differently.
+   */
+  const dropNamespace = async (ns: string): Promise<void> => {
+    await deleteNamespace(cluster.kc, ns);
+    await pollUntil(`namespace ${ns} gone`, { timeoutMs: 300_000, intervalMs: 1_000 }, async () =>
+      core()
+        .readNamespace({ name: ns })
+        .then(
+          (n) => `still ${n.status?.phase ?? 'there'}`,
+          (err: unknown) => (err instanceof ApiException && err.code === 404) || String(err),
+        ),
+    );
+  };
   const scale = async (name: string, replicas: number): Promise<void> => {
     const current = await apps().readNamespacedDeploymentScale({ name, namespace: INSTALL_NAMESPACE });
     await apps().replaceNamespacedDeploymentScale({ name, namespace: INSTALL_NAMESPACE, body: { ...current, spec: { replicas } } });
@@ -381,7 +398,7 @@ describe.skipIf(skip)(`the real inference-cache, built from its source, with the
         expect(find(report, 'CB001', `cachebackend/${ns}/mp`)?.message).toContain('MPServersNotReady');
         await expectParity('PodLocal, LMCache not pullable');
       } finally {
-        await deleteNamespace(cluster.kc, ns);
+        await dropNamespace(ns);
       }
     }, 600_000);
 
@@ -398,7 +415,7 @@ describe.skipIf(skip)(`the real inference-cache, built from its source, with the
         expect(find(report, 'CB003', resource)).toBeDefined();
         await expectParity('no engine pods');
       } finally {
-        await deleteNamespace(cluster.kc, ns);
+        await dropNamespace(ns);
       }
     }, 600_000);
 
@@ -421,7 +438,7 @@ describe.skipIf(skip)(`the real inference-cache, built from its source, with the
         expect(redisPod?.message).toContain('/library/redis@sha256:');
         await expectParity('managed Redis not ready');
       } finally {
-        await deleteNamespace(cluster.kc, ns);
+        await dropNamespace(ns);
       }
     }, 600_000);
 
@@ -497,7 +514,7 @@ describe.skipIf(skip)(`the real inference-cache, built from its source, with the
         const tested = await helmTest();
         expect(tested.code, tested.output).toBe(0);
       } finally {
-        await deleteNamespace(cluster.kc, ns);
+        await dropNamespace(ns);
       }
     }, 600_000);
 
