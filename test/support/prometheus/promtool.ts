@@ -5,13 +5,21 @@
  */
 import { spawnSync } from 'node:child_process';
 
+/**
+ * The skip reason, or '' when `command` (a program of Debian's `prometheus` package: `promtool`,
+ * `prometheus`) runs. Throws under CI, where it must.
+ */
+export function prometheusPackageMissing(command: 'promtool' | 'prometheus'): string {
+  const probe = spawnSync(command, ['--version'], { encoding: 'utf8' });
+  if (probe.error === undefined && probe.status === 0) return '';
+  const why = probe.error?.message ?? `${command} --version exited ${String(probe.status)}`;
+  if (process.env['CI'] === 'true') throw new Error(`${command} must run under CI (apt-get install prometheus): ${why}`);
+  return `${command} is not installed (apt-get install prometheus)`;
+}
+
 /** The skip reason, or '' when promtool runs. Throws under CI, where it must. */
 export function promtoolMissing(): string {
-  const probe = spawnSync('promtool', ['--version'], { encoding: 'utf8' });
-  if (probe.error === undefined && probe.status === 0) return '';
-  const why = probe.error?.message ?? `promtool --version exited ${String(probe.status)}`;
-  if (process.env['CI'] === 'true') throw new Error(`promtool must run under CI (apt-get install prometheus): ${why}`);
-  return 'promtool is not installed (apt-get install prometheus)';
+  return prometheusPackageMissing('promtool');
 }
 
 /** promtool with `args`, `input` on its stdin: its exit code and everything it wrote. */

@@ -3,20 +3,17 @@
  * loopback port with a configuration and rule files the test writes, its data in a folder of its own,
  * and stopped (the process and the folder) by `stop`. Queries go to its HTTP API, as Grafana's would.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePorts, terminate } from '../../../dev/cluster/controlplane.ts';
 import { pollUntil } from '../../../dev/poll.ts';
+import { prometheusPackageMissing } from './promtool.ts';
 
 /** The skip reason, or '' when `prometheus` runs. Throws under CI, where it must. */
 export function prometheusMissing(): string {
-  const probe = spawnSync('prometheus', ['--version'], { encoding: 'utf8' });
-  if (probe.error === undefined && probe.status === 0) return '';
-  const why = probe.error?.message ?? `prometheus --version exited ${String(probe.status)}`;
-  if (process.env['CI'] === 'true') throw new Error(`prometheus must run under CI (apt-get install prometheus): ${why}`);
-  return 'prometheus is not installed (apt-get install prometheus)';
+  return prometheusPackageMissing('prometheus');
 }
 
 /** One sample of an instant query: its labels and value. */
