@@ -74,6 +74,12 @@ export async function runApp(io: ProcessIO): Promise<ExitCode> {
         await io.out(write(codeTable()));
         return EXIT_CODES.healthy;
       }
+      case 'explain': {
+        // One code of the same table, with its hint, fix and docs link; an unknown code is a usage error.
+        const { explainCode } = await import('./commands/explain.ts');
+        await io.out(await explainCode(command.options));
+        return EXIT_CODES.healthy;
+      }
       case 'schema': {
         // The schema of the JSON report, kept in schema/ beside the code and bundled with it.
         const { default: schema } = await import('../schema/report.schema.json', { with: { type: 'json' } });

@@ -64,6 +64,171 @@ const ORPHAN_EVENT_EVERY = 10;
 const ns = (i: number, size: ScaleSize) => `scale-${String(i % size.namespaces).padStart(2, '0')}`;
 const recent = () => new Date(Date.now() - 5_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
+/** One object of the scenario as {@link buildScenario} creates it: the collection it is POSTed to, and the body. */
+export interface ScenarioPost {
+  readonly path: string;
+  readonly body: { readonly metadata: { readonly name: string; readonly [field: string]: unknown }; readonly [field: string]: unknown };
+}
+
+/** Namespace `i` and its `default` ServiceAccount (which a real cluster's controller would create). */
+function namespacePosts(i: number, size: ScaleSize): ScenarioPost[] {
+  const name = ns(i, size);
+  return [
+    { path: '/api/v1/namespaces', body: { metadata: { name } } },
+    { path: `/api/v1/namespaces/${name}/serviceaccounts`, body: { metadata: { name: 'default' } } },
+  ];
+}
+
+/** CacheBackend `i`, selecting the engine pods labelled for it. */
+function backendPost(i: number, size: ScaleSize): ScenarioPost {
+  return {
+    path: `/apis/inferencecache.io/v1alpha1/namespaces/${ns(i, size)}/cachebackends`,
+    body: {
+      apiVersion: 'inferencecache.io/v1alpha1',
+      kind: 'CacheBackend',
+      metadata: { name: `be-${i}` },
+      spec: { runtime: 'VLLM', engineSelector: { matchLabels: { 'inferencecache.io/cache-domain': `engine-${i}` } } },
+    },
+  };
+}
+
+/** The status CacheBackend `i` is given: Ready, fresh, and (but for every {@link LIVE_COUNT_EVERY}th) its pod count. */
+function backendStatus(i: number, size: ScaleSize): Record<string, unknown> {
+  const live = i % LIVE_COUNT_EVERY === 0;
+  return {
+    conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: recent() }],
+    ...(live ? {} : { matchedEnginePods: enginePodsOf(i, size) }),
+    firstKVEventObservedAt: recent(),
+    indexParticipation: {
+      prefixCount: 10,
+      lastEventAt: new Date(Date.now() + KEPT_FOR_MS).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    },
+  };
+}
+
+/** Pod `i`: an engine pod of backend `i mod backends` (injected by it, whose uid `uidOf` gives, but for one in ten), or an ordinary one. */
+function podPost(i: number, size: ScaleSize, uidOf: (backend: number) => string): ScenarioPost {
+  const engines = Math.floor(size.pods / 2);
+  const engine = i < engines;
+  const backend = i % size.backends;
+  const namespace = ns(backend, size);
+  const injected = engine && i % UNINJECTED_EVERY !== 0;
+  return {
+    path: `/api/v1/namespaces/${namespace}/pods`,
+    body: {
+      metadata: {
+        name: engine ? `engine-${i}` : `web-${i}`,
+        labels: engine ? { 'inferencecache.io/cache-domain': `engine-${backend}` } : { app: `web-${i % 7}` },
+        annotations: injected
+          ? { 'inferencecache.io/injected-by': `${namespace}/be-${backend}`, 'inferencecache.io/injected-by-uid': uidOf(backend) }
+          : {},
+      },
+      spec: {
+        nodeName: 'scale-node',
+        containers: [{ name: 'main', image: 'registry.test/app:v1', resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
+      },
+    },
+  };
+}
+
+/** CacheTenant `i`, with a quota of 1,000 index entries. */
+function tenantPost(i: number, size: ScaleSize): ScenarioPost {
+  return {
+    path: `/apis/inferencecache.io/v1alpha1/namespaces/${ns(i, size)}/cachetenants`,
+    body: {
+      apiVersion: 'inferencecache.io/v1alpha1',
+      kind: 'CacheTenant',
+      metadata: { name: `t-${i}` },
+      spec: { tenantID: `tenant-${i}`, quota: { maxIndexEntries: 1000 } },
+    },
+  };
+}
+
+/** The status CacheTenant `i` is given: over its quota for every {@link OVER_QUOTA_EVERY}th. */
+function tenantStatus(i: number): Record<string, unknown> {
+  const over = i % OVER_QUOTA_EVERY === 0;
+  return {
+    indexEntries: over ? 1200 : 10,
+    conditions: [{ type: 'QuotaExceeded', status: over ? 'True' : 'False', reason: 'Quota', message: '', lastTransitionTime: recent() }],
+  };
+}
+
+/** CachePolicy `i`. */
+function policyPost(i: number, size: ScaleSize): ScenarioPost {
+  return {
+    path: `/apis/inferencecache.io/v1alpha1/namespaces/${ns(i, size)}/cachepolicies`,
+    body: { apiVersion: 'inferencecache.io/v1alpha1', kind: 'CachePolicy', metadata: { name: `p-${i}` }, spec: {} },
+  };
+}
+
+/** Event `i`, about an ordinary pod: a NoMatchingCacheBackend one for every {@link ORPHAN_EVENT_EVERY}th, else a Scheduled one. */
+function eventPost(i: number, size: ScaleSize): ScenarioPost {
+  const engines = Math.floor(size.pods / 2);
+  const pod = engines + (i % Math.max(1, size.pods - engines));
+  const backend = pod % size.backends;
+  const namespace = ns(backend, size);
+  const orphan = i % ORPHAN_EVENT_EVERY === 0;
+  const at = recent();
+  return {
+    path: `/api/v1/namespaces/${namespace}/events`,
+    body: {
+      metadata: { name: `ev-${i}` },
+      involvedObject: { kind: 'Pod', apiVersion: 'v1', namespace, name: `web-${pod}` },
+      reason: orphan ? 'NoMatchingCacheBackend' : 'Scheduled',
+      message: orphan ? 'the pod asked for the cache but no CacheBackend selects it' : 'Successfully assigned',
+      type: 'Normal',
+      source: { component: 'scale-scenario' },
+      firstTimestamp: at,
+      lastTimestamp: at,
+    },
+  };
+}
+
+/** The apiVersion and Kind of the objects POSTed to a collection, by the collection's last segment. */
+const KIND_OF: Readonly<Record<string, readonly [apiVersion: string, kind: string]>> = {
+  namespaces: ['v1', 'Namespace'],
+  serviceaccounts: ['v1', 'ServiceAccount'],
+  pods: ['v1', 'Pod'],
+  events: ['v1', 'Event'],
+  cachebackends: ['inferencecache.io/v1alpha1', 'CacheBackend'],
+  cachetenants: ['inferencecache.io/v1alpha1', 'CacheTenant'],
+  cachepolicies: ['inferencecache.io/v1alpha1', 'CachePolicy'],
+};
+
+/** A POSTed object as a file holds it: apiVersion and Kind, the namespace of its collection, a uid, and its status. */
+function asStored(post: ScenarioPost, uid: string, status?: Record<string, unknown>): Record<string, unknown> {
+  const segments = post.path.split('/');
+  const [apiVersion, kind] = KIND_OF[segments.at(-1) ?? ''] ?? ['', ''];
+  const at = segments.indexOf('namespaces');
+  const namespace = at >= 0 && at < segments.length - 2 ? segments[at + 1] : undefined;
+  return {
+    apiVersion,
+    kind,
+    ...post.body,
+    metadata: { ...post.body.metadata, ...(namespace === undefined ? {} : { namespace }), uid },
+    ...(status === undefined ? {} : { status }),
+  };
+}
+
+/**
+ * The objects of the scenario as a file holds them (`doctor -f`): the very objects
+ * {@link buildScenario} creates, in the same order, with apiVersion, Kind, namespace and uid filled
+ * in as an API server would, and the status it writes through the status subresource inline.
+ */
+export function* scenarioObjects(size: ScaleSize): Generator<Record<string, unknown>> {
+  const uidOf = (kind: string, i: number) => `00000000-0000-4000-8000-${kind}${String(i).padStart(10, '0')}`;
+  for (let i = 0; i < size.namespaces; i++) for (const post of namespacePosts(i, size)) yield asStored(post, uidOf('0a', i));
+  for (let i = 0; i < size.backends; i++) yield asStored(backendPost(i, size), uidOf('0b', i), backendStatus(i, size));
+  for (let i = 0; i < size.pods; i++)
+    yield asStored(
+      podPost(i, size, (backend) => uidOf('0b', backend)),
+      uidOf('0c', i),
+    );
+  for (let i = 0; i < size.tenants; i++) yield asStored(tenantPost(i, size), uidOf('0d', i), tenantStatus(i));
+  for (let i = 0; i < size.policies; i++) yield asStored(policyPost(i, size), uidOf('0e', i));
+  for (let i = 0; i < size.events; i++) yield asStored(eventPost(i, size), uidOf('0f', i));
+}
+
 /** A client for many small requests at once: keep-alive, `parallel` connections. */
 function client(target: Target, parallel: number) {
   const dispatcher = new Agent({ connections: parallel, pipelining: 1, connect: { ca: readFileSync(target.caFile) } });
@@ -119,110 +284,46 @@ export async function buildScenario(
   try {
     step(`${size.namespaces} namespaces`);
     await pool(size.namespaces, parallel, async (i) => {
-      const name = ns(i, size);
-      await api.send('POST', '/api/v1/namespaces', { metadata: { name } });
-      await api.send('POST', `/api/v1/namespaces/${name}/serviceaccounts`, { metadata: { name: 'default' } });
+      for (const post of namespacePosts(i, size)) await api.send('POST', post.path, post.body);
     });
     step(`${size.backends} CacheBackends with status`);
     const uids: string[] = [];
     await pool(size.backends, parallel, async (i) => {
-      const namespace = ns(i, size);
-      const base = `/apis/inferencecache.io/v1alpha1/namespaces/${namespace}/cachebackends`;
-      const created = (await api.send('POST', base, {
-        apiVersion: 'inferencecache.io/v1alpha1',
-        kind: 'CacheBackend',
-        metadata: { name: `be-${i}` },
-        spec: { runtime: 'VLLM', engineSelector: { matchLabels: { 'inferencecache.io/cache-domain': `engine-${i}` } } },
-      })) as { metadata: { uid: string } };
+      const post = backendPost(i, size);
+      const created = (await api.send('POST', post.path, post.body)) as { metadata: { uid: string } };
       uids[i] = created.metadata.uid;
-      const live = i % LIVE_COUNT_EVERY === 0;
       await api.send(
         'PATCH',
-        `${base}/be-${i}/status`,
-        {
-          status: {
-            conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: recent() }],
-            ...(live ? {} : { matchedEnginePods: enginePodsOf(i, size) }),
-            firstKVEventObservedAt: recent(),
-            indexParticipation: {
-              prefixCount: 10,
-              lastEventAt: new Date(Date.now() + KEPT_FOR_MS).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-            },
-          },
-        },
+        `${post.path}/${post.body.metadata.name}/status`,
+        { status: backendStatus(i, size) },
         'application/merge-patch+json',
       );
     });
     const engines = Math.floor(size.pods / 2);
     step(`${size.pods} pods (${engines} engine pods)`);
     await pool(size.pods, parallel, async (i) => {
-      const engine = i < engines;
-      const backend = i % size.backends;
-      const namespace = ns(backend, size);
-      const injected = engine && i % UNINJECTED_EVERY !== 0;
-      await api.send('POST', `/api/v1/namespaces/${namespace}/pods`, {
-        metadata: {
-          name: engine ? `engine-${i}` : `web-${i}`,
-          labels: engine ? { 'inferencecache.io/cache-domain': `engine-${backend}` } : { app: `web-${i % 7}` },
-          annotations: injected
-            ? { 'inferencecache.io/injected-by': `${namespace}/be-${backend}`, 'inferencecache.io/injected-by-uid': uids[backend] ?? '' }
-            : {},
-        },
-        spec: {
-          nodeName: 'scale-node',
-          containers: [{ name: 'main', image: 'registry.test/app:v1', resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
-        },
-      });
+      const post = podPost(i, size, (backend) => uids[backend] ?? '');
+      await api.send('POST', post.path, post.body);
     });
     step(`${size.tenants} CacheTenants, ${size.policies} CachePolicies`);
     await pool(size.tenants, parallel, async (i) => {
-      const base = `/apis/inferencecache.io/v1alpha1/namespaces/${ns(i, size)}/cachetenants`;
-      await api.send('POST', base, {
-        apiVersion: 'inferencecache.io/v1alpha1',
-        kind: 'CacheTenant',
-        metadata: { name: `t-${i}` },
-        spec: { tenantID: `tenant-${i}`, quota: { maxIndexEntries: 1000 } },
-      });
-      const over = i % OVER_QUOTA_EVERY === 0;
+      const post = tenantPost(i, size);
+      await api.send('POST', post.path, post.body);
       await api.send(
         'PATCH',
-        `${base}/t-${i}/status`,
-        {
-          status: {
-            indexEntries: over ? 1200 : 10,
-            conditions: [
-              { type: 'QuotaExceeded', status: over ? 'True' : 'False', reason: 'Quota', message: '', lastTransitionTime: recent() },
-            ],
-          },
-        },
+        `${post.path}/${post.body.metadata.name}/status`,
+        { status: tenantStatus(i) },
         'application/merge-patch+json',
       );
     });
     await pool(size.policies, parallel, async (i) => {
-      await api.send('POST', `/apis/inferencecache.io/v1alpha1/namespaces/${ns(i, size)}/cachepolicies`, {
-        apiVersion: 'inferencecache.io/v1alpha1',
-        kind: 'CachePolicy',
-        metadata: { name: `p-${i}` },
-        spec: {},
-      });
+      const post = policyPost(i, size);
+      await api.send('POST', post.path, post.body);
     });
     step(`${size.events} Events`);
     await pool(size.events, parallel, async (i) => {
-      const pod = engines + (i % Math.max(1, size.pods - engines));
-      const backend = pod % size.backends;
-      const namespace = ns(backend, size);
-      const orphan = i % ORPHAN_EVENT_EVERY === 0;
-      const at = recent();
-      await api.send('POST', `/api/v1/namespaces/${namespace}/events`, {
-        metadata: { name: `ev-${i}` },
-        involvedObject: { kind: 'Pod', apiVersion: 'v1', namespace, name: `web-${pod}` },
-        reason: orphan ? 'NoMatchingCacheBackend' : 'Scheduled',
-        message: orphan ? 'the pod asked for the cache but no CacheBackend selects it' : 'Successfully assigned',
-        type: 'Normal',
-        source: { component: 'scale-scenario' },
-        firstTimestamp: at,
-        lastTimestamp: at,
-      });
+      const post = eventPost(i, size);
+      await api.send('POST', post.path, post.body);
     });
     step('built');
   } finally {

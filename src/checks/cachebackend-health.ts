@@ -19,32 +19,43 @@ const CODES = {
     status: 'WARN',
     meaning: 'The CacheBackend has no Ready condition, or it is not True.',
     hint: "Read the condition's reason and message (kubectl describe cachebackend); with no condition at all, check that the controller is running and reconciling this namespace.",
+    fix: '1. Read the Ready condition: kubectl -n <namespace> describe cachebackend <name>; its reason and message say what the controller waits for (engine pods, the remote tier, a first KV event). 2. With no Ready condition at all, the controller has not reconciled the backend: check that a controller runs and leads (the CL findings) and read its logs (kubectl -n inference-cache-system logs deploy/inference-cache-controller-manager). 3. Fix what the reason names. Right after a deploy the controller needs a little while: doctor --wait 5m waits for it.',
   },
   CB002: {
     status: 'WARN',
     meaning: 'The CacheBackend engineSelector matches no engine pod.',
     hint: "Compare spec.engineSelector.matchLabels with the engine pods' labels (kubectl get pods -l …) and fix whichever drifted; an engine Deployment scaled to zero matches nothing either.",
+    fix: "1. Show the selector: kubectl -n <namespace> get cachebackend <name> -o jsonpath='{.spec.engineSelector.matchLabels}'. 2. List what it selects: kubectl -n <namespace> get pods -l <key>=<value>; only pods of the backend's own namespace count. 3. If nothing matches, compare with the engine pods' labels (kubectl -n <namespace> get pods --show-labels) and correct whichever drifted: the engine workload's pod template labels or spec.engineSelector.matchLabels. 4. If the engine Deployment is missing or scaled to zero, create it or scale it up.",
   },
   CB003: {
     status: 'WARN',
     meaning: 'No KV event has ever been observed for the CacheBackend.',
     hint: 'Check that the engine publishes KV events (its KV-event flags) and that the subscriber sidecar was injected into the engine pods (see the EP findings).',
+    fix: "1. Check that the engine pods were injected: read the EP findings of the run; recreate an EP001 pod (kubectl rollout restart of its workload) so it gets the KV-event subscriber sidecar. 2. Check that the controller was given a subscriber image (its --kvevent-subscriber-image argument): without one, no sidecar is injected. 3. Check that the engine publishes KV events, and read the subscriber sidecar's logs in an engine pod for connection errors. 4. A backend created moments ago may simply have seen no request yet: send one, or run the doctor with --wait.",
   },
   CB004: {
     status: 'WARN',
     meaning: 'The last KV event of the CacheBackend is older than the 2-minute freshness window.',
     hint: "Check the engine pods and their subscriber sidecars: restarts, crash loops or a network change often stop the event stream; the server's index for this backend is going stale.",
+    fix: "1. Look at the backend's engine pods for restarts or crash loops: kubectl -n <namespace> get pods -l <key>=<value> (its engineSelector). 2. Read the subscriber sidecar's logs in an engine pod for lost connections to the engine or to the server. 3. If pods were replaced without injection (EP001), restart their workload so the webhook injects the sidecar again. 4. An engine without traffic publishes no events, so on a backend idle for over two minutes this is expected; suppress it there with the annotation inferencecache.io/doctor-suppress: CB004 on the CacheBackend.",
   },
   CB005: {
     status: 'WARN',
     meaning: 'The remote tier of the CacheBackend has no published endpoint, or it does not accept TCP connections.',
     hint: "Check the remote store (its Service, pods and port) and the endpoint the controller published in the backend's status; a missing endpoint means the controller has not provisioned the tier yet.",
+    fix: "1. Empty endpoint: the controller has not published an address for the remote tier yet; for a managed tier read the RS findings and the RemoteStorageReady condition (kubectl -n <namespace> describe cachebackend <name>). 2. Refused or timed out dial: check the address in the backend's status. For a managed Redis, look at its Service and pods in the backend's namespace (kubectl -n <namespace> get svc,pods); for an External store, check that it is up and listening on that host and port. 3. If the engines reach the store but the doctor cannot, a NetworkPolicy or firewall on the doctor's path drops the dial; run the doctor from where the engines run.",
   },
-  CB006: { status: 'OK', meaning: 'The CacheBackend passed every health axis.', hint: 'Nothing to do.' },
+  CB006: {
+    status: 'OK',
+    meaning: 'The CacheBackend passed every health axis.',
+    hint: 'Nothing to do.',
+    fix: 'Nothing needs doing: the backend is Ready, matches its engine pods, receives KV events, passes its self-test and its remote endpoint answers. Keeping the engine pods injected and the remote tier up keeps it so.',
+  },
   CB007: {
     status: 'WARN',
     meaning: "The controller's functional self-test of the CacheBackend is failing.",
     hint: "Read the FunctionalProbeOK condition's message and the controller's logs: the end-to-end write and lookup through this backend fails even though its parts look healthy.",
+    fix: "1. Read the FunctionalProbeOK condition: kubectl -n <namespace> describe cachebackend <name>; its reason and message say which step of the self-test failed. 2. Read the controller's logs about the backend (kubectl -n inference-cache-system logs deploy/inference-cache-controller-manager): the self-test writes and looks up through the server's /probe route. 3. Check the parts it crosses: the server (SV and PB findings) and the backend's remote tier (CB005, RS001). The condition turns True at the next self-test that passes.",
   },
 } as const satisfies Record<string, CodeDeclaration>;
 

@@ -9,12 +9,19 @@ const CODES = {
     status: 'INFO',
     meaning: 'A namespace with CacheBackends has no CachePolicy; server defaults apply.',
     hint: "Nothing is broken; add a CachePolicy to the namespace if its workloads need other eviction or lookup settings than the server's defaults.",
+    fix: "Nothing is broken: the server's default eviction and lookup settings apply in this namespace. If its workloads need others, create one CachePolicy there (kubectl -n <namespace> apply -f policy.yaml) setting only the fields you change, such as eviction or minimumMatchedTokens. To keep the defaults on purpose, suppress CP001 for the namespace.",
   },
-  CP002: { status: 'OK', meaning: 'A namespace with CacheBackends has exactly one CachePolicy.', hint: 'Nothing to do.' },
+  CP002: {
+    status: 'OK',
+    meaning: 'A namespace with CacheBackends has exactly one CachePolicy.',
+    hint: 'Nothing to do.',
+    fix: 'Nothing needs doing: the namespace has exactly one CachePolicy, and it is the one in force. Keep it at one; admission refuses a second.',
+  },
   CP003: {
     status: 'WARN',
     meaning: 'A namespace has more than one CachePolicy; all but the first by name are inert.',
     hint: 'Merge the CachePolicies of the namespace into one and delete the others, so that the policy in force is the one you read.',
+    fix: '1. List them: kubectl -n <namespace> get cachepolicies; the controller keeps the first by name and ignores the others. 2. Merge the settings you want into one of them. 3. Delete the rest (kubectl -n <namespace> delete cachepolicy <name>), so that the policy you read is the policy in force.',
   },
 } as const satisfies Record<string, CodeDeclaration>;
 

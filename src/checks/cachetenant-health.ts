@@ -9,8 +9,14 @@ const CODES = {
     status: 'WARN',
     meaning: 'The CacheTenant has exceeded its index-entry quota.',
     hint: "Raise spec.quota.maxIndexEntries if the tenant's working set grew on purpose; otherwise its oldest entries are being evicted, which costs cache hits.",
+    fix: "1. Compare usage with the quota: kubectl -n <namespace> get cachetenant <name> -o jsonpath='{.status.indexEntries} {.spec.quota.maxIndexEntries}'. 2. If the tenant's working set grew on purpose, raise spec.quota.maxIndexEntries (kubectl -n <namespace> edit cachetenant <name>). 3. Otherwise keep the quota: the tenant's oldest entries are evicted, which costs it cache hits and protects the other tenants. The QuotaExceeded condition clears once its entries fit.",
   },
-  CT002: { status: 'OK', meaning: 'The CacheTenant is within its quota.', hint: 'Nothing to do.' },
+  CT002: {
+    status: 'OK',
+    meaning: 'The CacheTenant is within its quota.',
+    hint: 'Nothing to do.',
+    fix: "Nothing needs doing: the tenant's index entries are within spec.quota.maxIndexEntries. Watch status.indexEntries when its workload grows.",
+  },
 } as const satisfies Record<string, CodeDeclaration>;
 
 /** CacheTenantHealth: a tenant whose QuotaExceeded condition is True is over its index quota. */

@@ -1,6 +1,6 @@
 /**
  * The shape of a check. Each check is one declaration: its name, the codes it may emit (with status,
- * meaning and remediation hint), the reads and probe results it needs, and its judge, a pure function
+ * meaning, one-line hint and full fix), the reads and probe results it needs, and its judge, a pure function
  * from what it declared to its findings. The judge does not make findings from scratch: the runner
  * (`run.ts`) hands it an emitter made from the declaration's own name and codes, so a check names
  * itself once, and a finding can carry no other check's name, no undeclared code and no status but
@@ -27,6 +27,14 @@ export interface CodeDeclaration {
   readonly meaning: string;
   /** What an operator does about it, in one line. */
   readonly hint: string;
+  /**
+   * The remediation in full, for `inferencecache explain` and docs/codes.md: two to five short
+   * sentences or numbered steps (`1. … 2. …`), naming the command to run or the field to change where
+   * there is one; for an OK code, that nothing needs doing and what keeps it so. Required, because an
+   * operator without network access to the docs has only what the binary carries. Plain text: it is
+   * printed to a terminal as well as rendered in Markdown.
+   */
+  readonly fix: string;
 }
 
 /**

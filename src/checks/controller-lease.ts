@@ -11,8 +11,14 @@ const CODES = {
     status: 'FAIL',
     meaning: 'No controller holds its leader Lease: the Lease has no holder, or it was not renewed for longer than it is valid.',
     hint: 'Check the controller Deployment (kubectl get deploy,pods -n <its namespace>): while no controller leads, CacheBackend statuses and the CacheIndex stop, policies are not pushed, CacheBackends are refused by the webhooks and new engine pods are not injected.',
+    fix: '1. Check the controller: kubectl -n inference-cache-system get deploy,pods -l app.kubernetes.io/component=controller; scale it back up if it has 0 replicas. 2. A pod that crashes or stays Pending: read its logs (kubectl -n inference-cache-system logs deploy/inference-cache-controller-manager --previous) or its Events. 3. A pod that runs but does not renew: read its logs for leader-election errors; it needs get, create and update on leases in its namespace. 4. Until a controller leads, backend statuses and the cache index go stale, policies are not pushed, the webhooks refuse CacheBackends and new engine pods are not injected.',
   },
-  CL002: { status: 'OK', meaning: 'A controller holds its leader Lease and renews it.', hint: 'Nothing to do.' },
+  CL002: {
+    status: 'OK',
+    meaning: 'A controller holds its leader Lease and renews it.',
+    hint: 'Nothing to do.',
+    fix: 'Nothing needs doing: a controller holds its leader Lease and renews it. Keeping at least one controller replica running keeps it so.',
+  },
 } as const satisfies Record<string, CodeDeclaration>;
 
 /** The duration a Lease counts as held when it does not say (controller-runtime's default). */

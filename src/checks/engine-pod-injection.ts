@@ -19,16 +19,19 @@ const CODES = {
     status: 'WARN',
     meaning: 'An engine pod selected by a CacheBackend carries no injection marker.',
     hint: "Restart the pod's workload (kubectl rollout restart) so that the mutating webhook sees it; if it stays uninjected, check the webhook's configuration, its Service and the controller's logs.",
+    fix: '1. Recreate the pod so the mutating webhook sees it: kubectl -n <namespace> rollout restart deployment <engine workload>, or delete the pod. 2. If the new pod is still not injected, check the pod webhook: kubectl get mutatingwebhookconfigurations, its Service and the controller that serves it. It fails open, so a webhook that was down when the pod was created leaves it uninjected without an error. 3. If the pod was opted out on purpose (the inferencecache.io/skip-inject annotation), suppress EP001 for it.',
   },
   EP002: {
     status: 'OK',
     meaning: 'An engine pod selected by a CacheBackend was injected (validated annotation or Event).',
     hint: 'Nothing to do.',
+    fix: "Nothing needs doing: the pod carries proof that its CacheBackend injected it. New pods stay injected as long as the controller's webhook is up when they are created.",
   },
   EP003: {
     status: 'WARN',
     meaning: 'An engine pod is selected by more than one CacheBackend in its namespace.',
     hint: 'Make the engineSelectors of the CacheBackends in that namespace disjoint, so each engine pod is served by exactly one backend.',
+    fix: "1. List the backends of the namespace with their selectors: kubectl -n <namespace> get cachebackends -o custom-columns=NAME:.metadata.name,SELECTOR:.spec.engineSelector.matchLabels. 2. Change the engineSelectors, or the pods' labels, so that each engine pod matches exactly one backend; admission refuses a new pod that matches several. 3. Restart the affected workloads so their pods are injected by that one backend.",
   },
 } as const satisfies Record<string, CodeDeclaration>;
 

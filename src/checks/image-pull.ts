@@ -21,32 +21,43 @@ const CODES = {
     status: 'WARN',
     meaning: 'An image pull secret named by a pod of the install or its ServiceAccount does not exist.',
     hint: 'Create the secret in that namespace (kubectl create secret docker-registry …) or remove the reference; a private registry refuses pulls without it.',
+    fix: '1. Create the secret in the namespace the finding names: kubectl -n <namespace> create secret docker-registry <name> --docker-server=<registry> --docker-username=<user> --docker-password=<password>. 2. Or, if no private registry needs it, remove its name from imagePullSecrets in the pod template or the ServiceAccount that the finding says names it. 3. Pods already waiting on their image retry by themselves once the secret exists.',
   },
   IP002: {
     status: 'WARN',
     meaning: 'An image pull secret has a type the kubelet does not take registry credentials from.',
     hint: 'Recreate the secret with type kubernetes.io/dockerconfigjson (kubectl create secret docker-registry does this).',
+    fix: "1. Check the secret's type: kubectl -n <namespace> get secret <name> -o jsonpath='{.type}'; the kubelet takes registry credentials only from kubernetes.io/dockerconfigjson, or the legacy kubernetes.io/dockercfg. 2. Delete it and create it again with the right type: kubectl -n <namespace> create secret docker-registry <name> --docker-server=<registry> --docker-username=<user> --docker-password=<password>.",
   },
   IP003: {
     status: 'WARN',
     meaning: 'An image pull secret lacks its credentials key, is not valid JSON, or has no auths object.',
     hint: 'Recreate the secret from a working registry login (kubectl create secret docker-registry, or --from-file=.dockerconfigjson=config.json).',
+    fix: '1. Log in to the registry where a login works (docker login or podman login writes a config.json). 2. Recreate the secret from it: kubectl -n <namespace> delete secret <name>, then kubectl -n <namespace> create secret docker-registry <name> --from-file=.dockerconfigjson=<path to config.json>. 3. The file must hold an auths object with an entry per registry: a config.json that only names a credential helper (credsStore) gives the kubelet nothing.',
   },
   IP004: {
     status: 'WARN',
     meaning: 'A container of the install waits in ImagePullBackOff or ErrImagePull.',
     hint: "Read the registry's message in the finding: a wrong image name or tag, missing credentials, or a registry the node cannot reach.",
+    fix: "1. Read the registry's answer in the finding, or kubectl -n <namespace> describe pod <name> (Events). 2. Not found or manifest unknown: correct the image name or tag in the workload. Unauthorized or denied: give the pod a pull secret for that registry (see the IP001 to IP003 findings). Timeout or no such host: the node cannot reach the registry; check its DNS, proxy or egress, or in an air-gapped cluster mirror the image to a registry the nodes reach. 3. For the managed remote tier, spec.remoteStorage.redis.image sets the image. The kubelet retries on its own once the cause is gone.",
   },
   IP005: {
     status: 'INFO',
     meaning: 'An image pull secret could not be read (e.g. forbidden), so it was not verified.',
     hint: "List the secret's name in the chart's rbac.pullSecretNames to let the doctor read it by name (only its type and shape are kept).",
+    fix: "1. The doctor reads pull secrets only by name: add this one's name to the chart's rbac.pullSecretNames (helm upgrade <release> <chart> --reuse-values --set rbac.pullSecretNames={<name>}) and run again; only its type and shape are kept, never its content. 2. Or check it by hand: kubectl -n <namespace> get secret <name> -o jsonpath='{.type}'.",
   },
-  IP006: { status: 'OK', meaning: 'An image pull secret exists and holds well-formed registry credentials.', hint: 'Nothing to do.' },
+  IP006: {
+    status: 'OK',
+    meaning: 'An image pull secret exists and holds well-formed registry credentials.',
+    hint: 'Nothing to do.',
+    fix: 'Nothing needs doing: the pull secret exists and holds well-formed registry credentials. Renew it before the credentials in it expire at the registry.',
+  },
   IP007: {
     status: 'INFO',
     meaning: `A pod of the install or its ServiceAccount names more than ${MAX_PULL_SECRETS_PER_OBJECT} image pull secrets; the doctor reads the first ${MAX_PULL_SECRETS_PER_OBJECT} of each, so the others (unless another object names them) were not verified.`,
     hint: 'Remove the pull secrets the pod or ServiceAccount does not use (the kubelet needs one per private registry); the finding names some of those left unverified.',
+    fix: `1. Look at what the pod or ServiceAccount names: kubectl -n <namespace> get serviceaccount <name> -o jsonpath='{.imagePullSecrets}' (or the pod's spec.imagePullSecrets). 2. Remove the pull secrets it does not use: the kubelet needs one per private registry the pod pulls from. 3. The doctor verifies at most ${MAX_PULL_SECRETS_PER_OBJECT} of one object; the finding names some of those left unverified.`,
   },
 } as const satisfies Record<string, CodeDeclaration>;
 

@@ -6,11 +6,13 @@ const CODES = {
     status: 'FAIL',
     meaning: 'The namespace given with --namespace does not exist, so nothing in it was checked.',
     hint: 'Check the spelling of --namespace (kubectl get namespaces), or leave it out to check every namespace.',
+    fix: '1. List the namespaces: kubectl get namespaces. 2. Run the doctor again with the right name in -n, or without -n to check every namespace. Nothing was checked in the namespace named, so no other finding of this run speaks for it.',
   },
   NS002: {
     status: 'INFO',
     meaning: 'Whether the namespace given with --namespace exists could not be verified.',
     hint: 'Grant the doctor get on namespaces (the chart does) to tell an empty namespace from a missing one.',
+    fix: "1. The doctor could not get the namespace, so an empty result might mean a missing namespace. 2. Grant its identity get on namespaces (the chart's ClusterRole does; kubectl auth can-i get namespaces --as=<identity> tells), or check by hand with kubectl get namespace <name>.",
   },
 } as const satisfies Record<string, CodeDeclaration>;
 

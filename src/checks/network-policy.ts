@@ -23,21 +23,25 @@ const CODES = {
     status: 'WARN',
     meaning: "A :8081 probe got no answer and the NetworkPolicies selecting the server pod do not admit the doctor's pod to port 8081.",
     hint: "Run the doctor as a pod the named policy admits (the chart's Helm test wears the controller's labels in the server's namespace), or add the missing labels the finding names.",
+    fix: "1. Read the finding: it names each NetworkPolicy that selects the server pod and what the doctor's pod lacks for it (a label, its namespace, a namespace label). 2. Run the doctor as a pod that policy admits: the chart's Helm test runs it in the server's namespace with the controller's labels (values namespace and controller.labels). 3. If the controller's labels changed on purpose, set controller.labels to match; do not widen the policy to admit other pods. 4. If the policy admits nothing at all on 8081, the controller cannot reach the server either: restore the rule that admits it.",
   },
   NP002: {
     status: 'INFO',
     meaning: "A :8081 probe got no answer from outside the cluster; lists the sources the server pod's NetworkPolicies admit.",
     hint: "From a workstation :8081 is fenced off by design: run the chart's Helm test, or port-forward to the server and pass --server-endpoint.",
+    fix: "1. Expected from a workstation: the server's NetworkPolicy admits only the sources the finding lists, the controller's pods among them. 2. To test the routes, run the chart's Helm test (helm test <release> --logs). 3. Or port-forward (kubectl -n inference-cache-system port-forward svc/inference-cache-server 9090 8081) and pass --server-endpoint localhost:9090; expect SN005 there without the controller's token.",
   },
   NP003: {
     status: 'INFO',
     meaning: 'A :8081 probe got no answer, but no NetworkPolicy blocks the doctor: the cause is elsewhere.',
     hint: "Look at the server pods (Running, listening on 8081), the Service's endpoints and any proxy or mesh on the path.",
+    fix: "1. No NetworkPolicy blocks the doctor, so look at the server itself: its pods Running and Ready (kubectl -n inference-cache-system get pods -l app.kubernetes.io/component=server). 2. The Service's endpoints include port 8081 (kubectl -n inference-cache-system get endpoints inference-cache-server). 3. The server's arguments bind the controller-facing listener (--snapshot-bind-address=:8081). 4. Any proxy, mesh sidecar or node firewall on the path.",
   },
   NP004: {
     status: 'INFO',
     meaning: 'A :8081 probe got no answer and whether a NetworkPolicy is the cause could not be judged.',
     hint: 'Let the doctor read pods, NetworkPolicies and its own namespace (the chart grants these) and give it its labels file (the chart mounts it), then run again.',
+    fix: "1. Let the doctor read pods and NetworkPolicies and get namespaces (the chart's ClusterRole grants these). 2. In a pod, give it its namespace in POD_NAMESPACE and its labels through the downward API at /etc/podinfo/labels, or pass --pod-labels-file; the chart does both. 3. If no server pod was found, check that the server pods carry app.kubernetes.io/name=inference-cache and app.kubernetes.io/component=server, and that -n does not leave their namespace out. Then run again.",
   },
 } as const satisfies Record<string, CodeDeclaration>;
 

@@ -24,22 +24,26 @@ const CODES = {
     status: 'FAIL',
     meaning: 'A pending pod of the install fits no Ready, schedulable node: no single node has the allocatable for all of its requests.',
     hint: "Lower the pod's requests, or add a node (or a node pool the autoscaler can grow) whose allocatable holds all of them at once, extended resources such as GPUs included.",
+    fix: "1. Compare the pod's requests, which the finding lists, with what the nodes can give: kubectl describe nodes (Allocatable), and the nodes the finding says lack what. 2. Lower the requests in the workload's pod template (resources.requests), or add a node, or a node pool the cluster autoscaler can grow, that holds all of them at once, GPUs and other extended resources included. 3. If no node is Ready and schedulable, repair the NotReady ones or uncordon them (kubectl uncordon <node>).",
   },
   NF002: {
     status: 'WARN',
     meaning: "A pod of the install is Unschedulable although some node's allocatable would fit it (capacity in use, taints, affinity).",
     hint: "Read the scheduler's message in the finding: free capacity on a fitting node, or relax the taints, node selectors or affinity that keep the pod off it.",
+    fix: '1. Read why the scheduler refuses it: the finding quotes its message; kubectl -n <namespace> describe pod <name> shows the Events. 2. Capacity in use on the fitting nodes the finding names: free room there, or grow the cluster. 3. Taints, nodeSelector or affinity: add the matching toleration to the pod template, or relax the selector or the affinity.',
   },
   NF003: {
     status: 'OK',
     meaning: 'A pending pod of the install fits the allocatable of at least one Ready, schedulable node.',
     hint: 'Nothing to do; the scheduler has not placed it yet.',
+    fix: 'Nothing needs doing: the pending pod fits at least one Ready, schedulable node; the scheduler has not placed it yet. If it stays Pending, run the doctor again: a lasting refusal by the scheduler shows as NF002.',
   },
   NF004: {
     status: 'WARN',
     meaning:
       'A pending pod of the install requests a quantity the API server would refuse (text it cannot read, or a negative amount), so its fit was not judged.',
     hint: 'Write the request as Kubernetes reads a quantity (500m, 1.5, 16Gi, 1e3) and not below zero; a cluster would refuse the pod, so this comes from files given to doctor -f.',
+    fix: '1. Correct the request in the files given to doctor -f: write each quantity as Kubernetes reads one (500m, 1.5, 16Gi, 1e3), never below zero. 2. A cluster would refuse such a pod, so the fault is in what produced the files: fix the Helm values or the template, render again and run doctor -f again.',
   },
 } as const satisfies Record<string, CodeDeclaration>;
 

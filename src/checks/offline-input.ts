@@ -20,6 +20,7 @@ const FI001: CodeDeclaration = {
   meaning:
     'The files given to doctor -f hold no object of a Kind some stage reads for context only (such as suppression annotations), so it ran without them; nothing was left unjudged.',
   hint: "Add the Kind's objects to the files (inferencecache dump writes every Kind the checks read), or name it in --covers when the files hold all of them.",
+  fix: "Only context was lost, such as the suppression annotations of Namespaces; nothing was left unjudged. To include it, add that Kind's objects to the files (inferencecache dump writes every Kind the checks read). If the files hold every object of that Kind and there are none, say so with --covers KIND.",
 };
 
 /** FI002: a Kind the files lack left checks, or part of their findings, unjudged. */
@@ -28,6 +29,7 @@ const FI002: CodeDeclaration = {
   meaning:
     'The files given to doctor -f hold no object of a Kind some check needs, so that check was skipped or judged only what it can decide without it: a gate must not pass on what was not judged.',
   hint: "Add the Kind's objects to the files (inferencecache dump writes every Kind the checks read); if the files hold every object of it and there are none, say so with --covers KIND (or --covers all); or suppress FI002 to accept the gap.",
+  fix: "1. Add the Kind's objects to the files: take a fresh inferencecache dump > dump.yaml, which writes every Kind the checks read, or add kubectl get <kind> -A -o yaml output. 2. If the files do hold every object of that Kind and there are none, say so: --covers KIND, or --covers all. 3. To accept that those checks were not judged, suppress it: --suppress FI002=<Kind>.",
 };
 
 /** The stage that judges the files of `doctor -f`, declared as the checks are; it reads nothing itself. */

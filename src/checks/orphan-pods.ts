@@ -9,6 +9,7 @@ const CODES = {
     status: 'WARN',
     meaning: 'A pod recorded a NoMatchingCacheBackend Event in the last 24 hours.',
     hint: 'The pod asked for the cache but no CacheBackend of its namespace selects it: add a CacheBackend whose engineSelector matches its labels, or remove the label that asks for the cache.',
+    fix: "1. Read the Event: kubectl -n <namespace> get events --field-selector reason=NoMatchingCacheBackend. 2. The pod asked for the cache but no CacheBackend of its namespace selects it: create one whose spec.engineSelector.matchLabels match the pod's labels, or correct the labels in the pod's template. 3. If the pod should not use the cache, remove what asks for it. The finding goes once no such Event is younger than 24 hours.",
   },
 } as const satisfies Record<string, CodeDeclaration>;
 

@@ -9,8 +9,14 @@ const CODES = {
     status: 'WARN',
     meaning: "The controller reports the CacheBackend's managed remote tier as not ready (its RemoteStorageReady condition is not True).",
     hint: "Look at the remote tier's Deployment and pods in the backend's namespace (kubectl get deploy,pods -n …): an image that cannot be pulled, a pending pod or a crash loop keeps the tier, and the backend's shared cache, down. spec.remoteStorage.redis.image and spec.remoteStorage.workload set its image and pull secrets.",
+    fix: "1. Look at the tier's workload in the backend's namespace: kubectl -n <namespace> get deploy,pods,svc -l app.kubernetes.io/managed-by=inference-cache-controller. 2. A pod in ImagePullBackOff: set spec.remoteStorage.redis.image to an image the nodes can pull (a mirror in an air-gapped cluster) and give pull secrets through spec.remoteStorage.workload. 3. A pod Pending: see the NF findings; a crash loop: read its logs (kubectl -n <namespace> logs <pod> --previous). 4. The condition's reason and message (kubectl -n <namespace> describe cachebackend <name>) say what the controller waits for.",
   },
-  RS002: { status: 'OK', meaning: "The CacheBackend's managed remote tier is ready.", hint: 'Nothing to do.' },
+  RS002: {
+    status: 'OK',
+    meaning: "The CacheBackend's managed remote tier is ready.",
+    hint: 'Nothing to do.',
+    fix: "Nothing needs doing: the controller reports the managed remote tier ready. It stays so while the tier's Deployment and pods in the backend's namespace run; RS001 appears when they stop.",
+  },
 } as const satisfies Record<string, CodeDeclaration>;
 
 /** A backend whose remote tier the controller runs: it has one, and not External. */

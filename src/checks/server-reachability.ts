@@ -8,13 +8,20 @@ const CODES = {
     status: 'FAIL',
     meaning: 'The gRPC health check of the cache-plane server failed, or the server could not be located.',
     hint: 'Check that the inference-cache-server Service exists and has ready endpoints and that its pods are Running, or pass --server-endpoint host:port; the error names what failed.',
+    fix: '1. If the server could not be located, look for its Service: kubectl get services -A --field-selector metadata.name=inference-cache-server; let the doctor get and list Services, or pass --server-endpoint host:port. 2. Check that the Service has ready endpoints and the server pods are Running: kubectl -n inference-cache-system get endpoints inference-cache-server, and get pods -l app.kubernetes.io/component=server. 3. If the message says the health call was not made because of TLS, fix the ServerTLS (TL) findings of the same run first. 4. From a workstation, port-forward the Service (kubectl -n inference-cache-system port-forward svc/inference-cache-server 9090 8081) and pass --server-endpoint localhost:9090.',
   },
   SV002: {
     status: 'FAIL',
     meaning: 'The cache-plane server answered its health check with a status other than SERVING.',
     hint: "Read the server pods' logs for why they report NOT_SERVING (a backing store or the index not ready yet) and restart them once the cause is fixed.",
+    fix: '1. The server answers but says it cannot serve: read its logs for why (kubectl -n inference-cache-system logs deploy/inference-cache-server). 2. Fix the cause they name, then restart it: kubectl -n inference-cache-system rollout restart deploy/inference-cache-server. 3. Run the doctor again; SV003 confirms the server reports SERVING.',
   },
-  SV003: { status: 'OK', meaning: 'The cache-plane server reports SERVING over gRPC.', hint: 'Nothing to do.' },
+  SV003: {
+    status: 'OK',
+    meaning: 'The cache-plane server reports SERVING over gRPC.',
+    hint: 'Nothing to do.',
+    fix: 'Nothing needs doing: the server reports SERVING on its gRPC health service. It stays so while its pods run and the inference-cache-server Service keeps ready endpoints.',
+  },
 } as const satisfies Record<string, CodeDeclaration>;
 
 /** Why no health call was made, by what the gRPC port turned out to speak. */

@@ -18,62 +18,74 @@ const CODES = {
     status: 'FAIL',
     meaning: "The server's gRPC port speaks TLS and the doctor has no CA that its certificate leads to.",
     hint: `Give the doctor the CA that issued the server's certificate: ${CA_FLAGS}. With no CA file the system roots are tried, which a cluster-internal certificate never leads to.`,
+    fix: "1. Get the CA that issued the server's certificate: with cert-manager it is ca.crt in the Secret inference-cache-server-tls (kubectl -n inference-cache-system get secret inference-cache-server-tls -o go-template='{{index .data \"ca.crt\" | base64decode}}' > ca.crt). 2. Pass it with --server-ca-file ca.crt; in the chart, serverTLS.enabled=true mounts it. 3. If the message says the CA file could not be read, check the path, or that the Secret exists in the server's namespace.",
   },
   TL002: {
     status: 'FAIL',
     meaning: "The server's certificate does not lead to the CA given with --server-ca-file (unknown authority).",
     hint: "Give the CA that issued the server's current certificate. With cert-manager's self-signed Issuer, ca.crt is the leaf itself and changes at every renewal, so a copy goes stale: mount it from the Secret, or issue from a CA Issuer whose root stays.",
+    fix: "1. Compare the certificate's issuer, which the finding names, with the CA you gave: openssl x509 -in <ca file> -noout -subject. 2. Give the CA that issued the server's current certificate. 3. With cert-manager's self-signed Issuer, ca.crt is the certificate itself and changes at every renewal: mount it from the Secret rather than a copy (the chart's serverTLS.enabled does), or issue from a CA Issuer whose root stays.",
   },
   TL003: {
     status: 'FAIL',
     meaning: "The server's certificate does not carry the name the doctor verified (the Service DNS name, or --server-name).",
     hint: "Add the name clients dial (inference-cache-server.<namespace>.svc) to the Certificate's dnsNames, or pass --server-name with a name the certificate carries.",
+    fix: '1. See which names the certificate carries (the finding lists them) and which name the doctor checked. 2. Add the name clients dial, inference-cache-server.<namespace>.svc, to spec.dnsNames of the cert-manager Certificate, and let it reissue. 3. If you dial another name on purpose (an IP address, a port-forward), pass --server-name with a name the certificate carries (serverTLS.serverName in the chart).',
   },
   TL004: {
     status: 'FAIL',
     meaning: "The server's certificate has expired: every verifying client refuses it.",
     hint: 'Renew it. With cert-manager, the Certificate inference-cache-server-serving-cert and its latest CertificateRequest say why renewal failed; the server re-reads the Secret when it changes.',
+    fix: '1. Find why it was not renewed: kubectl -n inference-cache-system describe certificate inference-cache-server-serving-cert, and its latest CertificateRequest (kubectl -n inference-cache-system get certificaterequests). 2. Fix what they report about the issuer, then renew: cmctl renew -n inference-cache-system inference-cache-server-serving-cert. 3. The server re-reads the Secret when it changes; run the doctor again to see TL011.',
   },
   TL005: {
     status: 'FAIL',
     meaning: "The server's certificate is not valid yet: its NotBefore is later than the doctor's clock.",
     hint: 'Compare the clocks of the node the doctor ran on and of the issuer; a certificate issued with a future start is refused until then.',
+    fix: "1. Compare the certificate's NotBefore with the doctor's clock, both in the message. 2. Check the time on the node the doctor ran on and on the issuer's side (timedatectl, chronyc tracking) and repair the one that is off. 3. If both clocks are right, the certificate was issued with a future start: wait for it, or reissue it.",
   },
   TL006: {
     status: 'WARN',
     meaning: "The server's certificate expires within 14 days.",
     hint: "cert-manager renews at two thirds of a certificate's lifetime unless told otherwise, so a certificate this close to its end usually means renewal is failing: read the Certificate's conditions and its issuer's.",
+    fix: "1. cert-manager renews at two thirds of a certificate's lifetime unless told otherwise, so one this close to its end usually means renewal is failing: kubectl -n inference-cache-system describe certificate inference-cache-server-serving-cert. 2. Fix what its conditions and its Issuer's report, then renew (cmctl renew -n inference-cache-system inference-cache-server-serving-cert). 3. If a short renewBefore is deliberate, this is expected until renewal; suppress TL006.",
   },
   TL007: {
     status: 'FAIL',
     meaning: 'The gRPC port speaks TLS, and --server-tls off made the doctor speak plaintext to it.',
     hint: `Drop --server-tls off (auto detects TLS) and give ${CA_FLAGS}.`,
+    fix: '1. Run without --server-tls off: the default, auto, finds TLS by itself. 2. Give the CA with --server-ca-file so the certificate can be verified; in the chart, serverTLS.enabled=true mounts ca.crt from the Secret inference-cache-server-tls.',
   },
   TL008: {
     status: 'FAIL',
     meaning: 'The gRPC port speaks plaintext HTTP/2, and --server-tls on made the doctor insist on TLS.',
     hint: "Either the server's TLS overlay is not applied (its container has no --tls-cert-file and --tls-key-file) and clients that insist on TLS cannot connect, or this install serves plaintext and --server-tls on (serverTLS.enabled in the chart) is wrong for it.",
+    fix: '1. If the server should speak TLS, its TLS overlay is not applied: its container lacks --tls-cert-file and --tls-key-file (kubectl -n inference-cache-system get deploy inference-cache-server -o yaml); apply it, since clients that insist on TLS cannot connect. 2. If this install serves plaintext, drop --server-tls on (serverTLS.enabled=false in the chart).',
   },
   TL009: {
     status: 'FAIL',
     meaning: 'The server requires a client certificate and the doctor presented none.',
     hint: 'Pass --server-cert-file and --server-key-file with a certificate that the server accepts (issued by the CA it verifies clients against).',
+    fix: '1. Pass --server-cert-file and --server-key-file with a client certificate issued by the CA the server verifies clients against (for example tls.crt and tls.key of a cert-manager Certificate from that Issuer). 2. Run again; if the server refuses that certificate, the finding becomes TL010 with the alert it sent.',
   },
   TL010: {
     status: 'FAIL',
     meaning:
       'The server refused the TLS handshake, or ended the session right after it, for another reason than a missing client certificate.',
     hint: 'The error names the TLS alert: a client certificate the server does not accept, or no TLS version or cipher suite in common.',
+    fix: "1. Read the TLS alert at the end of the message. 2. Bad certificate or unknown CA after a client certificate was sent: the server does not accept it; issue one from the CA it trusts for clients. 3. Protocol version or handshake failure: the server and the doctor share no TLS version or cipher suite; look at the server's TLS settings.",
   },
   TL011: {
     status: 'OK',
     meaning: 'The gRPC port speaks TLS with a certificate that verifies: authority, name and validity dates.',
     hint: 'Nothing to do.',
+    fix: 'Nothing needs doing: the certificate verifies for its authority, its name and its dates. cert-manager renewing it in time keeps it so; TL006 warns 14 days before it would expire.',
   },
   TL012: {
     status: 'INFO',
     meaning: "The server's certificate was not verified (--server-insecure-skip-verify).",
     hint: 'Without verification anyone on the path could pose as the server; give --server-ca-file instead.',
+    fix: "1. Drop --server-insecure-skip-verify and pass --server-ca-file with the CA that issued the server's certificate (the chart's serverTLS.enabled does this), so that the doctor knows it speaks to the real server. 2. Keep skip-verify for a one-off look at a certificate, never for a standing check.",
   },
 } as const satisfies Record<string, CodeDeclaration>;
 

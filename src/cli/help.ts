@@ -6,7 +6,9 @@
  */
 import { EXIT_CODE_WORDS } from '../report/exit-codes.ts';
 import { DOCTOR_FLAGS, literalDefault, statedDefault, valueName, type FlagDeclaration } from './flags.ts';
+import { EXPLAIN_FLAGS } from './explain-flags.ts';
 import { MONITOR_FLAGS } from './monitor-flags.ts';
+import { wrapWords as wrap } from '../text/wrap.ts';
 
 /** The widest line the help wraps to, the width of its hand-wrapped closing paragraphs. */
 const WIDTH = 106;
@@ -57,22 +59,6 @@ function helpDefault(flag: FlagDeclaration): string | undefined {
   return `(default${GLUE}${value}${literal.note === undefined ? '' : `, ${literal.note.replaceAll('`', '')}`})`;
 }
 
-/** Greedy word wrap: lines of at most `width` characters, unless a single word is longer. */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ').filter((w) => w !== '')) {
-    if (line === '') line = word;
-    else if (line.length + 1 + word.length <= width) line += ` ${word}`;
-    else {
-      lines.push(line);
-      line = word;
-    }
-  }
-  if (line !== '') lines.push(line);
-  return lines;
-}
-
 /** The flag lines of a help text: two blanks, the name column, then the wrapped description. */
 export function flagLines(flags: readonly FlagDeclaration[]): string {
   const columns = flags.map(flagColumn);
@@ -111,5 +97,24 @@ Flags:
 export function monitorHelp(): string {
   const text = 'Exit codes: with --once, those of doctor; otherwise 0 when stopped by SIGTERM or SIGINT, 3 when it could not start.';
   return `${MONITOR_INTRO}${flagLines(MONITOR_FLAGS)}
+${wrap(text, WIDTH).join('\n')}\n`;
+}
+
+const EXPLAIN_INTRO = `Explain one finding code: its status, the checks that emit it, what it means, what those checks read
+and probe, the one-line hint, the fix step by step, and its section of docs/codes.md. Everything comes
+from the declarations the checks are built from, inside this binary: no cluster, no network.
+
+Usage:
+  inferencecache explain CODE [flags]
+
+CODE is a finding code such as CB004, in any case; 'inferencecache codes' lists every code.
+
+Flags:
+`;
+
+/** The whole `inferencecache explain --help` text. */
+export function explainHelp(): string {
+  const text = 'Exit codes: 0 explained; 3 no code given, or one this version does not have (the message names the closest).';
+  return `${EXPLAIN_INTRO}${flagLines(EXPLAIN_FLAGS)}
 ${wrap(text, WIDTH).join('\n')}\n`;
 }

@@ -86,6 +86,7 @@ export type Command =
   | { readonly kind: 'version' }
   | { readonly kind: 'help'; readonly text: string }
   | { readonly kind: 'codes'; readonly output: FormatOf<'codes'> }
+  | { readonly kind: 'explain'; readonly options: ExplainOptions }
   | { readonly kind: 'schema' }
   | { readonly kind: 'dump'; readonly options: DumpOptions }
   | { readonly kind: 'monitor'; readonly options: MonitorOptions };
@@ -109,6 +110,18 @@ export interface MonitorOptions {
   readonly resourceSeries: number;
   /** `--once`: one run, its report on stdout and its exit code, as `doctor`. */
   readonly once: boolean;
+}
+
+/** The validated command line of `inferencecache explain`. */
+export interface ExplainOptions {
+  /**
+   * The code as typed. Which codes exist is known only to the code table, which parsing the command
+   * line does not load: the command matches it there, in any case, and refuses an unknown one.
+   */
+  readonly code: string;
+  readonly output: FormatOf<'explain'>;
+  /** `--docs-base`: where the docs link points; undefined means the release's docs/codes.md. */
+  readonly docsBase?: string;
 }
 
 /** The validated flags of `inferencecache dump`. */

@@ -1,11 +1,12 @@
 import { parseRfc3339 } from '../go/rfc3339.ts';
-import { parseDeadline, parseNamespace, parseOutput, parseStatusFlag, usageGuard } from './flag-values.ts';
+import { parseDeadline, parseDocsBase, parseNamespace, parseOutput, parseStatusFlag, usageGuard } from './flag-values.ts';
 import { parseArgs } from 'node:util';
 import { parseGoDuration } from '../go/duration.ts';
 import { defaultFormatOf, formatsOf } from '../report/output-formats.ts';
-import { doctorParseOptions } from './flags.ts';
-import { doctorHelp } from './help.ts';
-import { UsageError, type Command, type DoctorOptions } from './options.ts';
+import { EXPLAIN_FLAGS, type ExplainFlag } from './explain-flags.ts';
+import { doctorParseOptions, parseOptionsOf } from './flags.ts';
+import { doctorHelp, explainHelp } from './help.ts';
+import { UsageError, type Command, type DoctorOptions, type ExplainOptions } from './options.ts';
 import { parseMonitor } from './parse-monitor.ts';
 import { sharedRunOptions } from './run-options.ts';
 
@@ -17,10 +18,11 @@ Usage:
   inferencecache dump [flags]       write the objects the checks read, for doctor -f
   inferencecache monitor [flags]    run the checks on a schedule and serve Prometheus metrics
   inferencecache codes [-o format]  list every finding code (-o ${formatsOf('codes').join(', ')})
+  inferencecache explain CODE       what a code means, what its check read, and how to fix it
   inferencecache schema             print the JSON Schema of the JSON report
   inferencecache --version          print the version
 
-Run 'inferencecache doctor --help' for the doctor's flags.
+Run 'inferencecache doctor --help' for the doctor's flags, 'inferencecache explain --help' for explain's.
 `;
 
 /** The flags that only a run against a cluster uses: refused beside `-f`, which contacts none. */
@@ -122,6 +124,24 @@ function parseCodes(args: readonly string[]): Command {
   return { kind: 'codes', output: parseOutput('codes', values.output) };
 }
 
+/** `explain CODE`: exactly one code (matched against the code table when the command runs), `-o`, `--docs-base`. */
+function parseExplain(args: readonly string[]): Command {
+  const { values, positionals } = usageGuard(() =>
+    parseArgs({ args: [...args], strict: true, allowPositionals: true, options: parseOptionsOf<ExplainFlag>(EXPLAIN_FLAGS) }),
+  );
+  if (values.help) return { kind: 'help', text: explainHelp() };
+  const output = parseOutput('explain', values.output);
+  const docsBase = values['docs-base'] === undefined ? undefined : parseDocsBase(values['docs-base']);
+  const [code, ...more] = positionals;
+  if (code === undefined || code.trim() === '') {
+    throw new UsageError("explain takes a finding code, such as CB004; run 'inferencecache codes' to list them");
+  }
+  if (more.length > 0)
+    throw new UsageError(`explain takes one code, got ${positionals.length}: ${positionals.map((p) => JSON.stringify(p)).join(' ')}`);
+  const options: ExplainOptions = { code, output, ...(docsBase === undefined ? {} : { docsBase }) };
+  return { kind: 'explain', options: Object.freeze(options) };
+}
+
 function parseDump(args: readonly string[]): Command {
   const { values, positionals } = usageGuard(() =>
     parseArgs({
@@ -186,6 +206,8 @@ export function parseCommandLine(argv: readonly string[]): Command {
       return parseDoctor(rest);
     case 'codes':
       return parseCodes(rest);
+    case 'explain':
+      return parseExplain(rest);
     case 'dump':
       return parseDump(rest);
     case 'monitor':

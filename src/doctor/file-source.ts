@@ -129,7 +129,8 @@ export function fileSource(options: DoctorOptions, environment: RunEnvironment):
         const state = await gatherClusterState(api, { reads: planRun(noProbes).reads, namespace: scope.namespace }, start.signal);
         const dropped = notGivenReads(Object.keys(state) as (keyof ClusterState)[], api.notGiven);
         const findings = notGivenFindings(activeDeclarations(noProbes, DECLARATIONS), dropped);
-        return { input: { state: without(state, dropped), probes: {}, now: at, namespace: scope.namespace }, findings, warnings };
+        const input = { state: without(state, dropped), probes: {}, now: at, namespace: scope.namespace };
+        return { input, findings, warnings, locations: api.locations };
       },
     };
   };

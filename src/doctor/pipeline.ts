@@ -14,6 +14,7 @@ import type { Check } from '../checks/check.ts';
 import { judgeByCheck } from '../checks/registry.ts';
 import type { CheckInput } from '../checks/run.ts';
 import type { DoctorOptions } from '../cli/options.ts';
+import type { SourceLine } from '../files/manifest-documents.ts';
 import type { ClusterState } from '../cluster/state/state.ts';
 import { pause } from '../probes/deadline.ts';
 import { EXIT_CODES } from '../report/exit-codes.ts';
@@ -34,6 +35,8 @@ export interface Observation {
   /** Findings the source makes about what it was given (FI001 for a Kind the files lack), before the checks'. */
   readonly findings: readonly Finding[];
   readonly warnings: readonly string[];
+  /** Where the objects stand in the files they came from, by resource; a run from files only. */
+  readonly locations?: ReadonlyMap<string, SourceLine>;
 }
 
 /** Where a run's objects come from, once opened: the checks it judges, and how one attempt observes. */
@@ -137,6 +140,7 @@ export async function runPipeline(options: DoctorOptions, environment: RunEnviro
         suppressed: outcome.suppressed,
         ...(waiting ? { attempts } : {}),
         guides,
+        locations: observation.locations,
       });
       return { report, warnings };
     }

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { Composer, Parser } from 'yaml';
+import { Composer, Parser, isMap, isNode, isSeq } from 'yaml';
 import { describeError } from '../text/errors.ts';
 import { incompleteDumpReason } from './dump-stream.ts';
 import { InputError } from './input-error.ts';
@@ -23,6 +23,22 @@ export interface ManifestObject {
   readonly source: string;
   /** Whether it came from an `inferencecache dump`, which writes every namespaced object with its namespace. */
   readonly fromDump?: boolean;
+  /** Where its text stands, for reports that point at lines (SARIF); absent for standard input. */
+  readonly at?: SourceLine;
+}
+
+/**
+ * The line an object's text begins on in an operator's file: what a pull-request annotation points
+ * at. For `helm template` output, also the chart template its `# Source:` comment names, since that
+ * is the file a reviewer would change.
+ */
+export interface SourceLine {
+  /** The path as the operator gave it to `-f` (a folder's file: the folder joined with its name). */
+  readonly file: string;
+  /** 1-based: the first line of the object's own text (its YAML document, or its item of a YAML `List`); 1 in a JSON file. */
+  readonly line: number;
+  /** The template of a `helm template` document (`mychart/templates/server.yaml`), when it names one. */
+  readonly template?: string;
 }
 
 /** A typed list met in the files (`PodList`): the Kind it holds is given, even when it holds nothing. */
@@ -121,8 +137,18 @@ function normalise(root: unknown, where: string): unknown {
   return fix(root);
 }
 
-/** Adds one document's objects (a List's items, recursively) to `out`. */
-function collect(doc: unknown, where: string, out: { objects: ManifestObject[]; lists: GivenList[] }, nesting = 0): void {
+/**
+ * Adds one document's objects (a List's items, recursively) to `out`. `at` is where the document
+ * begins; `itemLines` the line of each item of a top-level `List`, when the parser knows them.
+ */
+function collect(
+  doc: unknown,
+  where: string,
+  out: { objects: ManifestObject[]; lists: GivenList[] },
+  at: SourceLine | undefined,
+  itemLines: readonly (number | undefined)[] = [],
+  nesting = 0,
+): void {
   if (doc === null || doc === undefined) return;
   if (!isRecord(doc)) throw new InputError(`${where} is not a Kubernetes object (a mapping with apiVersion and kind)`);
   const { apiVersion, kind, items } = doc;
@@ -134,13 +160,14 @@ function collect(doc: unknown, where: string, out: { objects: ManifestObject[]; 
     if (typed !== undefined) out.lists.push(typed);
     (items as unknown[]).forEach((item, i) => {
       const filled = typed !== undefined && isRecord(item) ? { apiVersion: typed.apiVersion, kind: typed.kind, ...item } : item;
-      collect(filled, `${where}, item ${i}`, out, nesting + 1);
+      const line = itemLines[i];
+      collect(filled, `${where}, item ${i}`, out, at === undefined || line === undefined ? at : { ...at, line }, [], nesting + 1);
     });
     return;
   }
   if (typeof apiVersion !== 'string' || apiVersion === '')
     throw new InputError(`${where} (kind ${JSON.stringify(kind)}) has no apiVersion`);
-  out.objects.push({ apiVersion, kind, value: doc, source: where });
+  out.objects.push({ apiVersion, kind, value: doc, source: where, ...(at === undefined ? {} : { at }) });
 }
 
 /** The documents with each object marked as a dump's when the file is one. */
@@ -211,17 +238,73 @@ function* yamlPieces(text: string): Generator<{ piece: string; at: number }> {
   if (from < text.length) yield { piece: text.slice(from), at: from };
 }
 
-/** Each YAML document of the text in turn, parsed one at a time so that only one is ever whole in memory. */
-function* yamlDocuments(text: string, name: string): Generator<{ doc: unknown; where: string }> {
+/** Where a YAML document's object begins: its line, the template `helm template` names for it, its items' lines. */
+interface DocumentPlace {
+  readonly line: number;
+  readonly template?: string;
+  readonly itemLines: readonly (number | undefined)[];
+}
+
+/** The comment `helm template` writes above each document: the chart template it was rendered from. */
+const HELM_SOURCE = /^# Source: (\S[^\r\n]*?)\s*$/;
+
+/** The chart template a document's leading comments name, if one does (only comments and `---` before it). */
+function templateOf(piece: string): string | undefined {
+  for (const line of piece.split('\n', 8)) {
+    const m = HELM_SOURCE.exec(line);
+    if (m !== null) return m[1];
+    if (!(line.startsWith('#') || line.startsWith('---') || line.trim() === '')) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The line of each offset of `piece`, which begins on line `first`: one walk through the piece for
+ * offsets in increasing order (a List's items), as the parser gives them.
+ */
+function linesAt(piece: string, first: number, offsets: readonly (number | undefined)[]): (number | undefined)[] {
+  let line = first;
+  let counted = 0;
+  return offsets.map((offset) => {
+    if (offset === undefined) return undefined;
+    if (offset < counted) return first + breaksIn(piece, 0, offset);
+    line += breaksIn(piece, counted, offset);
+    counted = offset;
+    return line;
+  });
+}
+
+/** Counts the line breaks of `text` from `from` up to `to`. */
+function breaksIn(text: string, from: number, to: number): number {
   let n = 0;
+  for (let i = text.indexOf('\n', from); i !== -1 && i < to; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** The offsets of the items of a top-level `List` document (`items:` a sequence), in the piece. */
+function itemOffsets(contents: unknown): (number | undefined)[] {
+  if (!isMap(contents)) return [];
+  const items = contents.get('items', true);
+  if (!isSeq(items)) return [];
+  return items.items.map((item) => (isNode(item) ? item.range?.[0] : undefined));
+}
+
+/** Each YAML document of the text in turn, parsed one at a time so that only one is ever whole in memory. */
+function* yamlDocuments(text: string, name: string): Generator<{ doc: unknown; where: string; place: DocumentPlace }> {
+  let n = 0;
+  // The line each piece begins on, counted as the pieces go by so that the text is walked once.
+  let line = 1;
+  let counted = 0;
   try {
     for (const { piece, at } of yamlPieces(text)) {
+      line += breaksIn(text, counted, at);
+      counted = at;
       if (piece.length > MAX_YAML_DOCUMENT_CHARS) {
-        const line = text.slice(0, at).split('\n').length;
         throw new InputError(
           `${name}: the YAML document at line ${line} holds ${piece.length} characters, more than the ${MAX_YAML_DOCUMENT_CHARS} the doctor parses in one YAML document (give a large List as JSON, e.g. kubectl get -o json, or one object per document, as inferencecache dump writes)`,
         );
       }
+      const template = templateOf(piece);
       for (const document of new Composer({ merge: true, intAsBigInt: true, uniqueKeys: true }).compose(new Parser().parse(piece))) {
         n++;
         const where = `${name}, document ${n}`;
@@ -230,7 +313,10 @@ function* yamlDocuments(text: string, name: string): Generator<{ doc: unknown; w
           const why = /call stack/i.test(error.message) ? 'it nests too deeply' : (error.message.split('\n')[0] ?? '');
           throw new InputError(`${where} is not valid YAML: ${why}`);
         }
-        yield { doc: document.toJS({ maxAliasCount: 100 }), where };
+        const contents = document.contents;
+        const [first, ...items] = linesAt(piece, line, [isNode(contents) ? contents.range[0] : undefined, ...itemOffsets(contents)]);
+        const place: DocumentPlace = { line: first ?? line, ...(template === undefined ? {} : { template }), itemLines: items };
+        yield { doc: document.toJS({ maxAliasCount: 100 }), where, place };
       }
     }
   } catch (err) {
@@ -242,11 +328,11 @@ function* yamlDocuments(text: string, name: string): Generator<{ doc: unknown; w
 
 /**
  * Parses one file's text. `name` says where it came from in errors and warnings (a path, or `-` for
- * standard input).
+ * standard input); `file`, the path as given, marks each object with its line (none for standard input).
  *
  * @throws InputError naming the file (and document) for anything that is not Kubernetes objects.
  */
-export async function parseManifest(bytes: Uint8Array, name: string): Promise<ManifestDocuments> {
+export async function parseManifest(bytes: Uint8Array, name: string, file?: string): Promise<ManifestDocuments> {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -264,12 +350,14 @@ export async function parseManifest(bytes: Uint8Array, name: string): Promise<Ma
   }
   if (looksLikeJson(text)) {
     const { doc, headline } = parseJsonDocument(text, name);
-    collect(normalise(doc, name), name, out);
+    collect(normalise(doc, name), name, out, file === undefined ? undefined : { file, line: 1 });
     return fromDump({ ...out, ...dumpFacts(headline) });
   }
   let since = Date.now();
-  for (const { doc, where } of yamlDocuments(text, name)) {
-    collect(normalise(doc, where), where, out);
+  for (const { doc, where, place } of yamlDocuments(text, name)) {
+    const at =
+      file === undefined ? undefined : { file, line: place.line, ...(place.template === undefined ? {} : { template: place.template }) };
+    collect(normalise(doc, where), where, out, at, place.itemLines);
     if (Date.now() - since < YIELD_EVERY_MS) continue;
     // A large file takes seconds to parse: let a signal (SIGTERM) be handled in between.
     await new Promise((resolve) => setImmediate(resolve));

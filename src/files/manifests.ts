@@ -104,7 +104,9 @@ export async function readManifests(
       total += bytes.length;
       if (total > maxBytes)
         throw new InputError(`the files named by -f hold more than ${maxBytes} bytes in all, more than the doctor reads`);
-      files.push({ ...(await parseManifest(bytes, path === STDIN_NAME ? 'standard input' : JSON.stringify(path))), name: path });
+      const parsed =
+        path === STDIN_NAME ? await parseManifest(bytes, 'standard input') : await parseManifest(bytes, JSON.stringify(path), path);
+      files.push({ ...parsed, name: path });
       if (signal.aborted) break;
     }
     return { files };

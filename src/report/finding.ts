@@ -1,3 +1,4 @@
+import type { SourceLine } from '../files/manifest-documents.ts';
 import { EXIT_CODES, type ReportExitCode } from './exit-codes.ts';
 import { STATUSES, rank, type Status } from './status.ts';
 
@@ -44,6 +45,10 @@ export const DEFAULT_FAIL_ON: Status = 'WARN';
  * renderers print them under every finding that is not OK. From the code table (`checks/codes.ts`).
  */
 export interface CodeGuide {
+  /** The status every finding of the code has: a rule catalogue's default level. */
+  readonly status: Status;
+  /** The checks that may emit the code, in run order. */
+  readonly checks: readonly string[];
   /** What a finding of the code means, in one line: for a rule catalogue or a legend, beside the hint. */
   readonly meaning: string;
   readonly hint: string;
@@ -92,6 +97,11 @@ export interface Report {
   readonly attempts?: readonly Attempt[];
   /** Hint and docs per code, for the renderers; absent from a report built without the code table. */
   readonly guides?: ReadonlyMap<string, CodeGuide>;
+  /**
+   * Where the objects of a run from files stand in them, by the resource findings name (SARIF points
+   * pull-request annotations there); absent for a live run. Never part of the JSON report.
+   */
+  readonly locations?: ReadonlyMap<string, SourceLine>;
 }
 
 /** The guide the report gives a finding: its code's hint and docs, for findings that are not OK. */
@@ -108,6 +118,7 @@ export interface ReportOptions {
   readonly suppressed?: readonly SuppressedFinding[] | undefined;
   readonly attempts?: readonly Attempt[] | undefined;
   readonly guides?: ReadonlyMap<string, CodeGuide> | undefined;
+  readonly locations?: ReadonlyMap<string, SourceLine> | undefined;
 }
 
 /**
@@ -131,7 +142,7 @@ export function exitCodeOf(
  * were suppressed (when any were), and, for a run that stopped early, why it is incomplete.
  */
 export function makeReport(findings: readonly Finding[], options: ReportOptions = {}): Report {
-  const { incomplete, failOn = DEFAULT_FAIL_ON, suppressed, attempts, guides } = options;
+  const { incomplete, failOn = DEFAULT_FAIL_ON, suppressed, attempts, guides, locations } = options;
   const count = (s: Status) => findings.filter((f) => f.status === s).length;
   const [ok, info, warn, fail] = STATUSES.map(count) as [number, number, number, number];
   const summary: Summary = {
@@ -150,5 +161,6 @@ export function makeReport(findings: readonly Finding[], options: ReportOptions 
     ...(suppressed === undefined || suppressed.length === 0 ? {} : { suppressed }),
     ...(attempts === undefined ? {} : { attempts }),
     ...(guides === undefined ? {} : { guides }),
+    ...(locations === undefined ? {} : { locations }),
   };
 }

@@ -9,6 +9,7 @@
 
 import type { DumpDocument, DumpStream } from '../files/dump-stream.ts';
 import type { RegionMarkers } from '../text/generated-region.ts';
+import type { CodeExplanation } from './code-explain.ts';
 import type { CodeRow } from './code-table.ts';
 import type { Report } from './finding.ts';
 import type { Status } from './status.ts';
@@ -25,11 +26,13 @@ export interface RenderOptions {
 
 /**
  * What a format's writer takes, by command: a doctor report (written piece by piece, so that a large
- * report is never one string), the code table, or a dump (a stream of pieces the command writes in chunks).
+ * report is never one string), the code table, one code explained, or a dump (a stream of pieces the
+ * command writes in chunks).
  */
 export interface Writers {
   readonly doctor: (report: Report, options: RenderOptions) => Iterable<string>;
   readonly codes: (rows: readonly CodeRow[]) => string;
+  readonly explain: (explanation: CodeExplanation) => string;
   readonly dump: (dump: DumpDocument) => DumpStream;
 }
 
@@ -48,13 +51,14 @@ const codesAsText = async () => (await import('./code-table.ts')).codeTableText;
 /** Every output format, each command's default first among those it writes. */
 export const OUTPUT_FORMATS = {
   human: {
-    what: 'text for a person: the report by status with hints (colour on a terminal), the code table in columns',
+    what: 'text for a person: the report by status with hints (colour on a terminal), the code table in columns, one code explained',
     writers: {
       doctor: async () => {
         const [{ renderHuman }, { toTerminal }] = await Promise.all([import('./render/human.ts'), import('./render/terminal-report.ts')]);
         return (report, o) => renderHuman(toTerminal(report, undefined, o.outputThreshold), { color: o.color ?? false, showOk: o.showOk });
       },
       codes: codesAsText,
+      explain: async () => (await import('./code-explain.ts')).explainText,
     },
   },
   yaml: {
@@ -62,10 +66,11 @@ export const OUTPUT_FORMATS = {
     writers: { dump: async () => (await import('../files/dump-stream.ts')).dumpYaml },
   },
   json: {
-    what: 'one JSON document: the report (`inferencecache schema`), the code table, or the dump as one `List`',
+    what: 'one JSON document: the report (`inferencecache schema`), the code table, one code explained, or the dump as one `List`',
     writers: {
       doctor: async () => (await import('./render/json.ts')).renderJsonPieces,
       codes: async () => (await import('./code-table.ts')).codeTableJson,
+      explain: async () => (await import('./code-explain.ts')).explainJson,
       dump: async () => (await import('../files/dump-stream.ts')).dumpJson,
     },
   },
@@ -86,6 +91,18 @@ export const OUTPUT_FORMATS = {
   junit: {
     what: 'JUnit XML for CI: one testsuite per check, a failure per finding that counts for the exit code, a skipped one per suppressed finding',
     writers: { doctor: async () => (await import('./render/junit.ts')).renderJunit },
+  },
+  sarif: {
+    what: 'SARIF 2.1.0 for code scanning: a rule per code, each finding that is not OK a result; with `-f`, at the file and line of its object',
+    writers: { doctor: async () => (await import('./render/sarif.ts')).renderSarif },
+  },
+  markdown: {
+    what: 'a Markdown summary for a CI job summary or a pull-request comment: counts, the FAIL and WARN findings as a table, the rest folded',
+    writers: { doctor: async () => (await import('./render/markdown.ts')).renderMarkdown },
+  },
+  html: {
+    what: 'one self-contained HTML page: the findings by status and check, filterable; no network request, a strict Content Security Policy',
+    writers: { doctor: async () => (await import('./render/html.ts')).renderHtml },
   },
 } as const satisfies Readonly<Record<string, FormatDeclaration>>;
 
@@ -145,7 +162,7 @@ export const FORMATS_MARKERS: RegionMarkers = {
 
 /** A Markdown table of the formats: each format, what it is, and the commands that write it. */
 export function formatsMarkdown(): string {
-  const commands = Object.keys({ doctor: 0, codes: 0, dump: 0 } satisfies Record<Command, 0>) as Command[];
+  const commands = Object.keys({ doctor: 0, codes: 0, explain: 0, dump: 0 } satisfies Record<Command, 0>) as Command[];
   const rows = FORMAT_NAMES.map((name) => {
     const by = commands.filter((c) => c in OUTPUT_FORMATS[name].writers).map((c) => `\`${c}\``);
     return `| \`${name}\` | ${by.join(', ')} | ${formatWhat(name)} |`;

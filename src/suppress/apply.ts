@@ -2,7 +2,8 @@ import type { Finding, SuppressedFinding } from '../report/finding.ts';
 import { codeTable } from '../checks/codes.ts';
 import { quoteSome } from '../checks/helpers.ts';
 import { emitSuppression } from '../checks/suppressions.ts';
-import { namespaceOf, scopeMatches, type SuppressionRule } from './rule.ts';
+import { namespaceOf } from '../report/resource-namespace.ts';
+import { scopeMatches, type SuppressionRule } from './rule.ts';
 
 /** The findings of a run once the rules have been applied. */
 export interface SuppressionOutcome {

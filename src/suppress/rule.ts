@@ -8,6 +8,7 @@
 
 import { parseRfc3339 } from '../go/rfc3339.ts';
 import type { Finding, SuppressionRef } from '../report/finding.ts';
+import { namespaceOf } from '../report/resource-namespace.ts';
 import { GlobMatcher } from './glob.ts';
 
 /**
@@ -115,14 +116,6 @@ export function parseSuppressFlag(text: string): SuppressionRule {
     ref: { source: '--suppress', match: text },
     location: `--suppress ${text}`,
   };
-}
-
-/** The namespace of a finding's resource (`kind/namespace/name` or `namespace/name`), if it names one. */
-export function namespaceOf(resource: string | undefined): string | undefined {
-  const parts = resource?.split('/') ?? [];
-  if (parts.length === 3 && !resource?.includes('://')) return parts[1];
-  if (parts.length === 2 && parts[0] === 'namespace') return parts[1];
-  return undefined;
 }
 
 /** Whether `rule` matches `finding` (its code is assumed equal). */

@@ -194,7 +194,9 @@ describe('where the summary goes', () => {
     const log = emptyFile('termination-log');
     const run = await runBundle(['doctor', '--output', 'bogus'], { env: env(), pod: { '/dev/termination-log': log } });
     expect(run.code).toBe(3);
-    expect(readFileSync(log, 'utf8')).toBe('error: invalid output format "bogus" (want one of: human, json, table, junit)\n');
+    expect(readFileSync(log, 'utf8')).toBe(
+      'error: invalid output format "bogus" (want one of: human, json, table, junit, sarif, markdown, html)\n',
+    );
   });
 
   it('an unwritable file is a warning: the report and exit code stand', async () => {

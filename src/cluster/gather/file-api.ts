@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { GivenList, ManifestObject } from '../../files/manifest-documents.ts';
+import type { GivenList, ManifestObject, SourceLine } from '../../files/manifest-documents.ts';
 import type { ApiResult, ListResult, ObjectSource } from '../transport/kube-api.ts';
 import { DUMP_READ_ERROR_ANNOTATION } from '../kinds/secret.ts';
 import { KINDS } from '../kinds/kinds.ts';
@@ -131,6 +131,12 @@ export class FileApi implements ObjectSource {
   readonly notGiven = new Set<string>();
   /** Objects given twice (same Kind, namespace and name), for a warning. */
   readonly duplicates: string[] = [];
+  /**
+   * Where each object's text stands, by the resource findings name it with (`pod/prod/engine-0`,
+   * `namespace/prod`): for reports that point at lines. A namespace the files give no Namespace object
+   * of stands at its first object, the text a reviewer reads for it.
+   */
+  readonly locations = new Map<string, SourceLine>();
 
   /**
    * @param covered Kinds (by name) the files hold every object of (`--covers`): given even when the
@@ -157,10 +163,34 @@ export class FileApi implements ObjectSource {
       const at = scoped ? listKey(value) : `/${str(obj(value['metadata'])?.['name'])}`;
       if (byName.has(at)) this.duplicates.push(`${object.kind} ${at} (${object.source})`);
       byName.set(at, value);
+      if (object.at !== undefined)
+        this.#locate(object.kind, scoped ? str(obj(value['metadata'])?.['namespace']) : undefined, value, object.at);
     }
+    for (const [namespace, line] of this.#firstInNamespace) {
+      const resource = `namespace/${namespace}`;
+      if (!this.locations.has(resource)) this.locations.set(resource, line);
+    }
+    this.#firstInNamespace.clear();
     for (const [key, byName] of this.#objects) {
       this.#objects.set(key, new Map([...byName].sort(([a], [b]) => byteCompare(a, b))));
     }
+  }
+
+  /** The first object's line of each namespace, while the objects are taken in. */
+  readonly #firstInNamespace = new Map<string, SourceLine>();
+
+  /** Notes where an object stands; the last of two with one name counts, as its value does. */
+  #locate(kind: string, namespace: string | undefined, value: Readonly<Record<string, unknown>>, at: SourceLine): void {
+    const name = str(obj(value['metadata'])?.['name']);
+    const lower = kind.toLowerCase();
+    if (namespace === undefined) {
+      this.locations.set(`${lower}/${name}`, at);
+      // A Namespace object is where its namespace's findings stand, whatever came first.
+      if (lower === 'namespace') this.#firstInNamespace.delete(name);
+      return;
+    }
+    this.locations.set(`${lower}/${namespace}/${name}`, at);
+    if (!this.#firstInNamespace.has(namespace) && !this.locations.has(`namespace/${namespace}`)) this.#firstInNamespace.set(namespace, at);
   }
 
   #kind(key: string): Map<string, Readonly<Record<string, unknown>>> {

@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { formatsOf, type FormatOf } from '../../../src/report/output-formats.ts';
 import { runBundle, type BundleRun } from '../bundle.ts';
 import { validateJunit, xmllintMissing } from '../junit/validate.ts';
+import { sarifSchemaErrors } from '../sarif/validate.ts';
 import type { PodMounts } from '../pod-fs.ts';
 import { expectNoNodeLines } from './node-lines.ts';
 
@@ -44,21 +45,25 @@ const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u061c\
 /** Signs of a crash: a JavaScript stack frame or an unhandled error. */
 const STACK_TRACE = /\n\s+at .+:\d+:\d+|Unhandled|uncaught|\bat .*\.mjs:\d+/i;
 
-/** Runs `args` (after `doctor`, with the format added) in every format, side by side. */
+/** How many formats of one case run at once. */
+const IN_PARALLEL = 4;
+
+/** Runs `args` (after `doctor`, with the format added) in every format, a few side by side. */
 export async function runInAllFormats(
   args: readonly string[],
   opts: { readonly env?: NodeJS.ProcessEnv; readonly pod?: PodMounts; readonly killAfterMs?: number } = {},
 ): Promise<FaultRuns> {
   const env = { PATH: process.env['PATH'] ?? '', ...opts.env };
-  const runs = await Promise.all(
-    FORMATS.map((format) =>
-      runBundle(['doctor', ...args, '-o', format], {
-        env,
-        ...(opts.pod === undefined ? {} : { pod: opts.pod }),
-        timeoutMs: opts.killAfterMs ?? 60_000,
-      }),
-    ),
-  );
+  const run = (format: Format) =>
+    runBundle(['doctor', ...args, '-o', format], {
+      env,
+      ...(opts.pod === undefined ? {} : { pod: opts.pod }),
+      timeoutMs: opts.killAfterMs ?? 60_000,
+    });
+  // A few at a time: seven bundles starting at once on two cores would hold one another past the
+  // deadline each case times, which is the doctor's to keep, not the machine's.
+  const runs: BundleRun[] = [];
+  for (let i = 0; i < FORMATS.length; i += IN_PARALLEL) runs.push(...(await Promise.all(FORMATS.slice(i, i + IN_PARALLEL).map(run))));
   return Object.fromEntries(FORMATS.map((format, i) => [format, runs[i] as BundleRun])) as FaultRuns;
 }
 
@@ -96,12 +101,43 @@ function expectJunit(stdout: string): void {
   if (NO_XMLLINT === '') expect(validateJunit(stdout)).toMatchObject({ code: 0 });
 }
 
+/** SARIF 2.1.0 by its schema, every result with a declared rule and a location. */
+function expectSarif(stdout: string): void {
+  const doc = JSON.parse(stdout) as {
+    runs: { tool: { driver: { rules: { id: string }[] } }; results: { ruleId: string; locations: unknown[] }[] }[];
+  };
+  expect(sarifSchemaErrors(doc)).toEqual([]);
+  const [run] = doc.runs;
+  const rules = new Set(run?.tool.driver.rules.map((r) => r.id));
+  for (const r of run?.results ?? []) {
+    expect(rules.has(r.ruleId), `rule ${r.ruleId}`).toBe(true);
+    expect(r.locations.length).toBe(1);
+  }
+}
+
+/** Markdown opens with its heading, and holds no HTML but the few tags it writes itself. */
+function expectMarkdown(stdout: string): void {
+  expect(stdout).toMatch(/^## inferencecache doctor: \d+ FAIL, \d+ WARN, \d+ INFO, \d+ OK \(exit \d\)\n/);
+  const tags = [...stdout.matchAll(/(?<!\\)<\/?([a-zA-Z][^\s/>]*)/g)].map((m) => m[1]);
+  expect(tags.filter((t) => !['br', 'details', 'summary'].includes(t ?? ''))).toEqual([]);
+}
+
+/** One HTML document: our one script, no inline event handler. */
+function expectHtml(stdout: string): void {
+  expect(stdout).toMatch(/^<!doctype html>/i);
+  expect(stdout.match(/<script\b/gi) ?? []).toHaveLength(1);
+  expect(stdout).not.toMatch(/<[^>]*\son[a-z]+\s*=/i);
+}
+
 /** How the output of a run that finished is checked, per format (JSON below, with the report's content). */
 const WELL_FORMED: Readonly<Record<Format, (stdout: string) => void>> = {
   human: expectHuman,
   table: expectTable,
   junit: expectJunit,
   json: (stdout) => expect(() => JSON.parse(stdout) as unknown).not.toThrow(),
+  sarif: expectSarif,
+  markdown: expectMarkdown,
+  html: expectHtml,
 };
 
 /** Asserts every guarantee of a run, and returns the parsed JSON report (undefined for exit 3). */

@@ -120,7 +120,7 @@ describe('the code table', () => {
   });
 
   it('refuses one code declared two ways', () => {
-    const codes = (hint: string) => ({ XX001: { status: 'OK', meaning: 'm', hint } }) as const;
+    const codes = (hint: string) => ({ XX001: { status: 'OK', meaning: 'm', hint, fix: 'f' } }) as const;
     const a = defineCheck({ name: 'A', codes: codes('one'), reads: {}, probes: {}, judge: () => [] });
     const b = defineCheck({ name: 'B', codes: codes('two'), reads: {}, probes: {}, judge: () => [] });
     expect(() => codeTable([a, b])).toThrow(/XX001 is declared differently by A and B/);
@@ -129,7 +129,13 @@ describe('the code table', () => {
   it("each code's guide in the report carries its meaning, hint and docs section, the meaning one line", () => {
     const guides = codeGuides('https://d.example/codes.md#old');
     for (const row of ROWS) {
-      expect(guides.get(row.code)).toEqual({ meaning: row.meaning, hint: row.hint, docs: `https://d.example/codes.md${row.anchor}` });
+      expect(guides.get(row.code)).toEqual({
+        status: row.status,
+        checks: row.checks,
+        meaning: row.meaning,
+        hint: row.hint,
+        docs: `https://d.example/codes.md${row.anchor}`,
+      });
       expect(row.meaning).toMatch(/^[^\n]{10,300}$/);
     }
   });
@@ -158,8 +164,8 @@ describe('the findings the checks make', () => {
 
 describe("a judge's emitter", () => {
   const codes = {
-    XX001: { status: 'WARN', meaning: 'm', hint: 'h' },
-    XX002: { status: 'OK', meaning: 'm', hint: 'h' },
+    XX001: { status: 'WARN', meaning: 'm', hint: 'h', fix: 'f' },
+    XX002: { status: 'OK', meaning: 'm', hint: 'h', fix: 'f' },
   } as const;
   const stamped = defineCheck({
     name: 'Stamped',
@@ -197,7 +203,7 @@ describe('the API001 guard', () => {
   });
 
   it('reports a failed `items` read when the check first needs it, and not before', () => {
-    const codes = { API001, XX001: { status: 'OK', meaning: 'm', hint: 'h' } } as const;
+    const codes = { API001, XX001: { status: 'OK', meaning: 'm', hint: 'h', fix: 'f' } } as const;
     const lazy = defineCheck({
       name: 'Lazy',
       codes,
@@ -230,7 +236,7 @@ describe('the API001 guard', () => {
 
 describe('declared reads', () => {
   it('a check sees its declared reads and probes, and nothing else', () => {
-    const codes = { XX001: { status: 'OK', meaning: 'm', hint: 'h' } } as const;
+    const codes = { XX001: { status: 'OK', meaning: 'm', hint: 'h', fix: 'f' } } as const;
     const sneaky = defineCheck({
       name: 'Sneaky',
       codes,

@@ -243,7 +243,7 @@ describe('doctor flags', () => {
     [['--suppress-file', ''], /invalid --suppress-file "": name a file/],
     [['--docs-base', 'docs/codes.md'], /invalid --docs-base "docs\/codes.md": want an absolute URL/],
     [['--docs-base', 'javascript:alert(1)'], /want an http or https URL/],
-    [['--output', 'yaml'], /doctor does not write yaml output \(want one of: human, json, table, junit\)/],
+    [['--output', 'yaml'], /doctor does not write yaml output \(want one of: human, json, table, junit, sarif, markdown, html\)/],
     [['--timeout', '10'], /invalid --timeout "10"/],
     [['--bogus'], /bogus/],
     [['stray'], /"stray"/],

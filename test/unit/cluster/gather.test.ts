@@ -109,7 +109,7 @@ describe('the install’s pods', () => {
 });
 
 describe('a check that declares every pod', () => {
-  const codes = { API001, XX001: { status: 'INFO', meaning: 'm', hint: 'h' } } as const;
+  const codes = { API001, XX001: { status: 'INFO', meaning: 'm', hint: 'h', fix: 'f' } } as const;
   const everyPod = defineCheck({
     name: 'EveryPod',
     codes,

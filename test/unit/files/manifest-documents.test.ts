@@ -10,6 +10,59 @@ const kinds = async (text: string) =>
     (o) => `${o.apiVersion} ${o.kind} ${String((o.value['metadata'] as { name?: string } | undefined)?.name)}`,
   );
 
+describe('where each object stands', () => {
+  const placed = async (text: string, file: string | null = 'dir/f.yaml') =>
+    (await parseManifest(Buffer.from(text), 'f', file ?? undefined)).objects.map((o) => [
+      (o.value['metadata'] as { name: string }).name,
+      o.at,
+    ]);
+
+  it.each([
+    ['one document: its first line', 'apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n', [['a', { file: 'dir/f.yaml', line: 1 }]]],
+    [
+      'helm template output: the line after the comments, and the template the comment names',
+      '---\n# Source: c/templates/a.yaml\napiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\n\n# a note\n# Source: c/templates/b.yaml\n\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\n',
+      [
+        ['a', { file: 'dir/f.yaml', line: 3, template: 'c/templates/a.yaml' }],
+        ['b', { file: 'dir/f.yaml', line: 11, template: 'c/templates/b.yaml' }],
+      ],
+    ],
+    [
+      'a comment naming a Source below the object is no template',
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n# Source: c/templates/a.yaml\n',
+      [['a', { file: 'dir/f.yaml', line: 1 }]],
+    ],
+    [
+      'a YAML List: each item at its own line',
+      'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: q\n',
+      [
+        ['p', { file: 'dir/f.yaml', line: 4 }],
+        ['q', { file: 'dir/f.yaml', line: 7 }],
+      ],
+    ],
+    [
+      'JSON: every object on line 1',
+      '{"apiVersion":"v1","kind":"List","items":[\n{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"}},\n{"apiVersion":"v1","kind":"Pod","metadata":{"name":"q"}}]}',
+      [
+        ['p', { file: 'dir/f.yaml', line: 1 }],
+        ['q', { file: 'dir/f.yaml', line: 1 }],
+      ],
+    ],
+  ])('%s', async (_name, text, expected) => {
+    expect(await placed(text)).toEqual(expected);
+  });
+
+  it('has no place for standard input', async () => {
+    expect(await placed('apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n', null)).toEqual([['a', undefined]]);
+  });
+
+  it('counts lines once through a large file of many documents', async () => {
+    const docs = Array.from({ length: 5_000 }, (_, i) => `---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p${i}\n`).join('');
+    const got = await placed(docs);
+    expect(got[4_999]).toEqual(['p4999', { file: 'dir/f.yaml', line: 4_999 * 5 + 2 }]);
+  });
+});
+
 describe('what a file holds', () => {
   it.each([
     ['one YAML document', 'apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n', ['v1 Pod a']],

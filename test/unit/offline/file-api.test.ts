@@ -47,6 +47,33 @@ describe('FileApi', () => {
     expect(api.notGiven).toEqual(new Set());
   });
 
+  it('knows where each object stands, by the resource findings name it with; a namespace at its object, else its first', () => {
+    const at = (line: number, template?: string) => ({ file: 'f.yaml', line, ...(template === undefined ? {} : { template }) });
+    const placed = (o: ManifestObject, line: number, template?: string): ManifestObject => ({ ...o, at: at(line, template) });
+    const api = new FileApi(
+      [
+        placed(object('v1', 'Pod', 'p', 'team-a'), 3, 'c/templates/pod.yaml'),
+        placed(object('v1', 'Pod', 'q'), 9),
+        placed(object('v1', 'Node', 'n1'), 14),
+        placed(object('v1', 'Pod', 'r', 'team-b'), 20),
+        placed(object('v1', 'Namespace', 'team-b'), 30),
+        placed(object('v1', 'Pod', 'p', 'team-a'), 40),
+        object('v1', 'Pod', 'from-stdin', 'team-c'),
+      ],
+      [],
+      'default',
+    );
+    expect(Object.fromEntries(api.locations)).toEqual({
+      'pod/team-a/p': at(40),
+      'namespace/team-a': at(3, 'c/templates/pod.yaml'),
+      'pod/default/q': at(9),
+      'namespace/default': at(9),
+      'node/n1': at(14),
+      'pod/team-b/r': at(20),
+      'namespace/team-b': at(30),
+    });
+  });
+
   it('keeps the last of an object given twice, and says so', async () => {
     const api = new FileApi(
       [object('v1', 'Pod', 'a', 'x', { spec: { n: 1 } }), object('v1', 'Pod', 'a', 'x', { spec: { n: 2 } })],

@@ -88,6 +88,15 @@ const CASES: readonly (readonly [file: string, render: () => string])[] = [
   ['gates-human-show-ok.txt', () => render(GATES, 'human', { showOk: true })],
   ['gates-report.json', () => renderJson(GATES)],
   ['gates-report.table', () => renderTableOf(GATES)],
+  ['report.html', () => render(SAMPLE, 'html')],
+  ['gates-report.html', () => render(GATES, 'html')],
+  ['empty-report.html', () => render(EMPTY, 'html')],
+  ['report.sarif', () => render(SAMPLE, 'sarif')],
+  ['gates-report.sarif', () => render(GATES, 'sarif')],
+  ['empty-report.sarif', () => render(EMPTY, 'sarif')],
+  ['report.md', () => render(SAMPLE, 'markdown')],
+  ['gates-report.md', () => render(GATES, 'markdown')],
+  ['empty-report.md', () => render(EMPTY, 'markdown')],
 ];
 
 describe('renderers match test/golden', () => {

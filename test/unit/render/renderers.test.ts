@@ -138,15 +138,21 @@ describe('renderJson', () => {
         message: f.message,
       };
       expect(findingJson(f, depth)).toBe(goJson(doc, '  ', depth));
-      const guide = { meaning: 'not written to the report', hint: 'do <this> & "that"', docs: 'https://d.example/codes.md#cb001' };
+      const guide = {
+        status: 'WARN' as const,
+        checks: ['CacheBackendHealth'],
+        meaning: 'not written to the report',
+        hint: 'do <this> & "that"',
+        docs: 'https://d.example/codes.md#cb001',
+      };
       expect(findingJson(f, depth, guide)).toBe(goJson({ ...doc, hint: guide.hint, docs: guide.docs }, '  ', depth));
     }
   });
 
   it('gives hint and docs to findings that are not OK, and writes the whole document as the generic writer would', () => {
     const guides = new Map([
-      ['CB001', { meaning: 'm1', hint: 'h1', docs: 'd#cb001' }],
-      ['CB006', { meaning: 'm6', hint: 'h6', docs: 'd#cb006' }],
+      ['CB001', { status: 'WARN' as const, checks: ['CacheBackendHealth'], meaning: 'm1', hint: 'h1', docs: 'd#cb001' }],
+      ['CB006', { status: 'OK' as const, checks: ['CacheBackendHealth'], meaning: 'm6', hint: 'h6', docs: 'd#cb006' }],
     ]);
     const findings = [cb('CB001', 'cachebackend/n/x', 'a'), cb('CB006', 'cachebackend/n/y', 'b')];
     const suppressed = [{ finding: cb('CB001', 'cachebackend/n/z', 'c'), rule: { source: '--suppress', match: 'CB001=*/z' } }];
@@ -233,7 +239,7 @@ describe('render', () => {
   const report = makeReport([cb('CB001', 'cachebackend/a/b', 'm')]);
 
   it('writes the formats of the report, human first', () => {
-    expect(REPORT_FORMATS).toStrictEqual(['human', 'json', 'table', 'junit']);
+    expect(REPORT_FORMATS).toStrictEqual(['human', 'json', 'table', 'junit', 'sarif', 'markdown', 'html']);
   });
 
   it('dispatches to each renderer', () => {

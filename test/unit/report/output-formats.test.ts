@@ -24,7 +24,7 @@ const COMMANDS: readonly Command[] = ['doctor', 'codes', 'dump'];
 
 describe('the output formats', () => {
   it('each command writes its formats, its default first', () => {
-    expect(formatsOf('doctor')).toEqual(['human', 'json', 'table', 'junit']);
+    expect(formatsOf('doctor')).toEqual(['human', 'json', 'table', 'junit', 'sarif', 'markdown', 'html']);
     expect(formatsOf('codes')).toEqual(['human', 'json', 'table']);
     expect(formatsOf('dump')).toEqual(['yaml', 'json']);
     expect(COMMANDS.map(defaultFormatOf)).toEqual(['human', 'human', 'yaml']);
@@ -52,7 +52,7 @@ describe('the output formats', () => {
     });
     expect(formatFor('doctor', 'yaml')).toEqual({
       ok: false,
-      error: 'doctor does not write yaml output (want one of: human, json, table, junit)',
+      error: 'doctor does not write yaml output (want one of: human, json, table, junit, sarif, markdown, html)',
     });
     expect(formatFor('dump', 'xml')).toEqual({ ok: false, error: 'invalid output format "xml" (want one of: yaml, json)' });
     expect(formatFor('dump', 'json')).toEqual({ ok: true, format: 'json' });
