@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { expectGolden } from '../../support/golden.ts';
 import { PROJECT_ROOT } from '../../../dev/paths.ts';
 import { DOCTOR_FLAGS, doctorParseOptions, literalDefault, statedDefault, type FlagDeclaration } from '../../../src/cli/flags.ts';
 import { FLAGS_BEGIN, FLAGS_END, flagsMarkdown, withFlagsTable } from '../../../src/cli/flags-markdown.ts';
@@ -17,7 +18,6 @@ import { parseCommandLine } from '../../../src/cli/parse.ts';
 
 const GOLDEN = path.join(PROJECT_ROOT, 'test/golden/doctor-help.txt');
 const README = path.join(PROJECT_ROOT, 'README.md');
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 const FLAGS: readonly FlagDeclaration[] = DOCTOR_FLAGS;
 
@@ -139,18 +139,7 @@ describe('the parser takes its options from the declaration', () => {
 
 describe('doctor --help', () => {
   it('is test/golden/doctor-help.txt', () => {
-    const got = helpText();
-    if (UPDATE) {
-      if (process.env.CI === 'true') throw new Error('UPDATE_GOLDEN=1 is refused under CI=true');
-      fs.writeFileSync(GOLDEN, got);
-      return;
-    }
-    if (!fs.existsSync(GOLDEN)) {
-      throw new Error(
-        `${GOLDEN} is missing; create it with UPDATE_GOLDEN=1 npx vitest run ${path.relative(PROJECT_ROOT, import.meta.filename)}`,
-      );
-    }
-    expect(got).toBe(fs.readFileSync(GOLDEN, 'utf8'));
+    expectGolden(GOLDEN, helpText(), import.meta.filename);
   });
 
   it.each(FLAGS)('lists --$long', (flag) => {

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectGolden } from '../../support/golden.ts';
 import { PROJECT_ROOT } from '../../../dev/paths.ts';
 import { DOCTOR_FLAGS } from '../../../src/cli/flags.ts';
 import { flagsMarkdown } from '../../../src/cli/flags-markdown.ts';
@@ -46,12 +47,7 @@ describe('the monitor flag declaration', () => {
   it('--help is test/golden/monitor-help.txt', () => {
     const command = parseCommandLine(['monitor', '--help']);
     if (command.kind !== 'help') throw new Error('no help');
-    if (process.env.UPDATE_GOLDEN === '1') {
-      if (process.env.CI === 'true') throw new Error('UPDATE_GOLDEN=1 is refused under CI=true');
-      fs.writeFileSync(GOLDEN, command.text);
-      return;
-    }
-    expect(command.text).toBe(fs.readFileSync(GOLDEN, 'utf8'));
+    expectGolden(GOLDEN, command.text, import.meta.filename);
     for (const line of command.text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(106);
   });
 

@@ -3,25 +3,17 @@
  * files, test/golden/metrics.*), label values from a hostile cluster escaped so that they can never
  * start a line of their own, and the format chosen by the scraper's Accept header.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectGolden } from '../../support/golden.ts';
 import { expose, negotiate, type MetricFamily } from '../../../src/metrics/exposition.ts';
 import { Counter, Histogram } from '../../../src/metrics/instruments.ts';
 
 const GOLDEN_DIR = path.resolve(import.meta.dirname, '../../golden');
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
-/** Compares `text` with the golden file, or rewrites it under UPDATE_GOLDEN=1 (refused under CI). */
-function expectGolden(file: string, text: string): void {
-  const target = path.join(GOLDEN_DIR, file);
-  if (UPDATE) {
-    if (process.env.CI === 'true') throw new Error('UPDATE_GOLDEN=1 is refused under CI=true');
-    fs.writeFileSync(target, text);
-    return;
-  }
-  if (!fs.existsSync(target)) throw new Error(`${target} is missing; create it with UPDATE_GOLDEN=1`);
-  expect(text).toBe(fs.readFileSync(target, 'utf8'));
+/** Compares `text` with the golden file of that name (see test/support/golden.ts). */
+function expectGoldenFile(file: string, text: string): void {
+  expectGolden(path.join(GOLDEN_DIR, file), text, import.meta.filename);
 }
 
 function sampleFamilies(): MetricFamily[] {
@@ -56,11 +48,11 @@ function sampleFamilies(): MetricFamily[] {
 }
 
 describe('the exposition formats', () => {
-  it('text format 0.0.4 (golden)', () => expectGolden('metrics.prom', expose(sampleFamilies(), 'text', { cluster: 'east-1' })));
+  it('text format 0.0.4 (golden)', () => expectGoldenFile('metrics.prom', expose(sampleFamilies(), 'text', { cluster: 'east-1' })));
   it('OpenMetrics 1.0 (golden), ending with # EOF', () => {
     const text = expose(sampleFamilies(), 'openmetrics', { cluster: 'east-1' });
     expect(text.endsWith('# EOF\n')).toBe(true);
-    expectGolden('metrics.openmetrics', text);
+    expectGoldenFile('metrics.openmetrics', text);
   });
 
   it('a label value from the cluster never starts a line: its line feed, quote and backslash are escaped', () => {

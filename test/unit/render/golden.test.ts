@@ -3,9 +3,9 @@
  * plus the empty report. Run with UPDATE_GOLDEN=1 to rewrite the files after a deliberate change,
  * then review the diff.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectGolden } from '../../support/golden.ts';
 import { makeReport, type Report } from '../../../src/report/finding.ts';
 import { findingsOf } from '../../support/findings.ts';
 import { renderJson } from '../../../src/report/render/json.ts';
@@ -13,7 +13,6 @@ import { codeGuides } from '../../../src/checks/codes.ts';
 import { render, renderHumanOf, renderTableOf } from '../../support/render.ts';
 
 const GOLDEN_DIR = path.resolve(import.meta.dirname, '../../golden');
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 const cb = findingsOf('CacheBackendHealth');
 const sv = findingsOf('ServerReachability');
@@ -101,20 +100,7 @@ const CASES: readonly (readonly [file: string, render: () => string])[] = [
 
 describe('renderers match test/golden', () => {
   it.each(CASES)('%s', (file, renderIt) => {
-    const target = path.join(GOLDEN_DIR, file);
-    const got = renderIt();
-    if (UPDATE) {
-      if (process.env.CI === 'true') throw new Error('UPDATE_GOLDEN=1 is refused under CI=true');
-      fs.mkdirSync(GOLDEN_DIR, { recursive: true });
-      fs.writeFileSync(target, got);
-      return;
-    }
-    if (!fs.existsSync(target)) {
-      throw new Error(
-        `${target} is missing; create it with UPDATE_GOLDEN=1 npx vitest run ${path.relative(process.cwd(), import.meta.filename)}`,
-      );
-    }
-    expect(got).toBe(fs.readFileSync(target, 'utf8'));
+    expectGolden(path.join(GOLDEN_DIR, file), renderIt(), import.meta.filename);
   });
 
   it('the JSON golden decodes back to the exact findings', () => {
