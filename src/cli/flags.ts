@@ -8,11 +8,7 @@
 import type { ParseArgsOptionDescriptor } from 'node:util';
 import { DEFAULT_FAIL_ON } from '../report/finding.ts';
 import { defaultFormatOf, formatsOf } from '../report/output-formats.ts';
-
-/** `a`, `a or b`, `a, b or c`. */
-function orList(items: readonly string[]): string {
-  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items.at(-1) ?? ''}`;
-}
+import { orList } from '../text/or-list.ts';
 
 /** The formats of the doctor's report, from their declarations (`report/output-formats.ts`). */
 const REPORT_FORMATS = formatsOf('doctor');

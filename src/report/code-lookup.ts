@@ -6,10 +6,9 @@
  * @module
  */
 
+import { orList } from '../text/or-list.ts';
+import { CODE_SHAPE } from './code-shape.ts';
 import type { CodeRow } from './code-table.ts';
-
-/** What a code looks like: two or three capitals (its prefix), then three digits. */
-const CODE_SHAPE = /^([A-Z]{2,3})\d{3}$/;
 
 /** How far (in edits) a typed text may be from a code for that code to be offered instead. */
 const CLOSE_SHAPELESS = 2;
@@ -45,11 +44,10 @@ function closest(rows: readonly CodeRow[], wanted: string, limit: number): strin
   return scored.filter((s) => s.distance === best).map((s) => s.code);
 }
 
-/** `A`, `A or B`, `A, B or C`, and `…` past {@link NAMED}. */
-function orList(codes: readonly string[]): string {
-  const named = codes.slice(0, NAMED);
+/** `A`, `A or B`, `A, B or C`, and how many more past {@link NAMED}. */
+function someOf(codes: readonly string[]): string {
   const more = codes.length > NAMED ? ` (and ${codes.length - NAMED} more)` : '';
-  return named.length <= 1 ? `${named.join('')}${more}` : `${named.slice(0, -1).join(', ')} or ${named.at(-1) ?? ''}${more}`;
+  return `${orList(codes.slice(0, NAMED))}${more}`;
 }
 
 const LIST_THEM = "run 'inferencecache codes' to list them";
@@ -69,10 +67,10 @@ export function lookupCode(rows: readonly CodeRow[], typed: string, version: str
     const family = rows.filter((r) => CODE_SHAPE.exec(r.code)?.[1] === prefix).map((r) => r.code);
     if (family.length > 0) return { ok: false, error: `${notOurs}; its ${prefix} codes are ${family.join(', ')}` };
     const near = closest(rows, wanted, CLOSE_SHAPED);
-    return { ok: false, error: near.length > 0 ? `${notOurs}; did you mean ${orList(near)}?` : `${notOurs}; ${LIST_THEM}` };
+    return { ok: false, error: near.length > 0 ? `${notOurs}; did you mean ${someOf(near)}?` : `${notOurs}; ${LIST_THEM}` };
   }
   const near = closest(rows, wanted, CLOSE_SHAPELESS);
   const unknown = `unknown code ${JSON.stringify(typed)}`;
-  if (near.length > 0) return { ok: false, error: `${unknown}; did you mean ${orList(near)}?` };
+  if (near.length > 0) return { ok: false, error: `${unknown}; did you mean ${someOf(near)}?` };
   return { ok: false, error: `${unknown}: a code is two or three letters and three digits, such as CB004; ${LIST_THEM}` };
 }

@@ -70,6 +70,11 @@ export interface SuppressionRef {
   readonly expires?: string;
 }
 
+/** A rule as the plain-text formats name it: where it came from, what it matches, and its reason (`--suppress: CB001=cachebackend/prod/old`). */
+export function describeRule(rule: SuppressionRef): string {
+  return `${rule.source}: ${rule.match}${rule.reason === undefined ? '' : ` (${rule.reason})`}`;
+}
+
 /** A finding a suppression rule silenced: listed apart from the findings, never counted. */
 export interface SuppressedFinding {
   readonly finding: Finding;

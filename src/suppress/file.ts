@@ -1,5 +1,6 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import { RuleError, expiryOf, globPattern, globProblem, isCodeShaped, type SuppressionRule } from './rule.ts';
+import { isCodeShaped } from '../report/code-shape.ts';
+import { RuleError, expiryOf, globPattern, globProblem, type SuppressionRule } from './rule.ts';
 
 /** The keys a rule of the file may have; any other is refused, so that a misspelt key is not ignored. */
 const RULE_KEYS = new Set(['code', 'resource', 'reason', 'expires']);

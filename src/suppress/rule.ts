@@ -7,6 +7,7 @@
  */
 
 import { parseRfc3339 } from '../go/rfc3339.ts';
+import { isCodeShaped } from '../report/code-shape.ts';
 import type { Finding, SuppressionRef } from '../report/finding.ts';
 import { namespaceOf } from '../report/resource-namespace.ts';
 import { GlobMatcher } from './glob.ts';
@@ -40,14 +41,6 @@ export interface SuppressionRule {
 /** A rule that cannot be used, named where it was written: a usage error for the flag and the file. */
 export class RuleError extends Error {
   override readonly name = 'RuleError';
-}
-
-/** The shape of every finding code: two or three capitals and three digits (`CB004`, `API001`). */
-const CODE = /^[A-Z]{2,3}[0-9]{3}$/;
-
-/** Whether `text` has the shape of a finding code. */
-export function isCodeShaped(text: string): boolean {
-  return CODE.test(text);
 }
 
 /**

@@ -152,6 +152,8 @@ export class FileApi implements ObjectSource {
     }
     const served = new Map([...SERVED.values()].map((spec) => [kindKey(spec.access.group, spec.access.version, spec.kind), spec]));
     const namespaced = new Map([...served].map(([key, spec]) => [key, spec.access.namespaced]));
+    /** The first object's line of each namespace, for a namespace the files hold no Namespace object of. */
+    const firstInNamespace = new Map<string, SourceLine>();
     for (const object of objects) {
       const { group, version } = groupVersion(object.apiVersion);
       const key = kindKey(group, version, object.kind);
@@ -163,34 +165,22 @@ export class FileApi implements ObjectSource {
       const at = scoped ? listKey(value) : `/${str(obj(value['metadata'])?.['name'])}`;
       if (byName.has(at)) this.duplicates.push(`${object.kind} ${at} (${object.source})`);
       byName.set(at, value);
-      if (object.at !== undefined)
-        this.#locate(object.kind, scoped ? str(obj(value['metadata'])?.['namespace']) : undefined, value, object.at);
+      if (object.at !== undefined) {
+        const namespace = scoped ? str(obj(value['metadata'])?.['namespace']) : undefined;
+        const name = str(obj(value['metadata'])?.['name']);
+        const kind = object.kind.toLowerCase();
+        // The last of two objects with one name counts, as its value does.
+        this.locations.set(namespace === undefined ? `${kind}/${name}` : `${kind}/${namespace}/${name}`, object.at);
+        if (namespace !== undefined && !firstInNamespace.has(namespace)) firstInNamespace.set(namespace, object.at);
+      }
     }
-    for (const [namespace, line] of this.#firstInNamespace) {
-      const resource = `namespace/${namespace}`;
-      if (!this.locations.has(resource)) this.locations.set(resource, line);
+    // A namespace the files give no Namespace object of stands at its first object.
+    for (const [namespace, line] of firstInNamespace) {
+      if (!this.locations.has(`namespace/${namespace}`)) this.locations.set(`namespace/${namespace}`, line);
     }
-    this.#firstInNamespace.clear();
     for (const [key, byName] of this.#objects) {
       this.#objects.set(key, new Map([...byName].sort(([a], [b]) => byteCompare(a, b))));
     }
-  }
-
-  /** The first object's line of each namespace, while the objects are taken in. */
-  readonly #firstInNamespace = new Map<string, SourceLine>();
-
-  /** Notes where an object stands; the last of two with one name counts, as its value does. */
-  #locate(kind: string, namespace: string | undefined, value: Readonly<Record<string, unknown>>, at: SourceLine): void {
-    const name = str(obj(value['metadata'])?.['name']);
-    const lower = kind.toLowerCase();
-    if (namespace === undefined) {
-      this.locations.set(`${lower}/${name}`, at);
-      // A Namespace object is where its namespace's findings stand, whatever came first.
-      if (lower === 'namespace') this.#firstInNamespace.delete(name);
-      return;
-    }
-    this.locations.set(`${lower}/${namespace}/${name}`, at);
-    if (!this.#firstInNamespace.has(namespace) && !this.locations.has(`namespace/${namespace}`)) this.#firstInNamespace.set(namespace, at);
   }
 
   #kind(key: string): Map<string, Readonly<Record<string, unknown>>> {

@@ -1,6 +1,5 @@
 import { hex } from '../../go/runes.ts';
-import type { Finding, Report } from '../finding.ts';
-import { DEFAULT_FAIL_ON } from '../finding.ts';
+import { DEFAULT_FAIL_ON, describeRule, type Finding, type Report } from '../finding.ts';
 import { rank } from '../status.ts';
 import { forTerminal } from '../terminal-text.ts';
 
@@ -61,7 +60,7 @@ export function* renderJunit(report: Report): Generator<string> {
   };
   for (const finding of report.findings) add({ finding });
   for (const s of report.suppressed ?? []) {
-    const why = `suppressed by ${s.rule.source}: ${s.rule.match}${s.rule.reason === undefined ? '' : ` (${s.rule.reason})`}`;
+    const why = `suppressed by ${describeRule(s.rule)}`;
     add({ finding: s.finding, skipped: why });
   }
   const { incomplete } = report.summary;

@@ -1,4 +1,4 @@
-import { DEFAULT_FAIL_ON, guideOf, type Finding, type Report } from '../finding.ts';
+import { DEFAULT_FAIL_ON, guideOf, describeRule, type Finding, type Report } from '../finding.ts';
 import { STATUSES, type Status } from '../status.ts';
 import { forTerminal } from '../terminal-text.ts';
 
@@ -128,7 +128,7 @@ export function* renderMarkdown(report: Report): Generator<string> {
   }
   const suppressed = (report.suppressed ?? []).map((s) => ({
     finding: s.finding,
-    note: `suppressed by ${s.rule.source}: ${s.rule.match}${s.rule.reason === undefined ? '' : ` (${s.rule.reason})`}`,
+    note: `suppressed by ${describeRule(s.rule)}`,
   }));
   if (suppressed.length > 0) {
     yield `<details><summary>${count(suppressed.length, 'suppressed finding')} (never counted)</summary>\n\n`;

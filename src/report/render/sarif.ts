@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { deflateRawSync } from 'node:zlib';
 import type { SourceLine } from '../../files/manifest-documents.ts';
 import { PROJECT_URL, VERSION } from '../../version.ts';
-import type { CodeGuide, Finding, Report, SuppressedFinding } from '../finding.ts';
+import { describeRule, type CodeGuide, type Finding, type Report, type SuppressedFinding } from '../finding.ts';
 import { rank, type Status } from '../status.ts';
 import { forTerminal } from '../terminal-text.ts';
 
@@ -106,7 +106,7 @@ function chosen(report: Report): { entries: Chosen[]; omitted: number } {
 /** The kind of suppression a rule is, in SARIF's terms: an annotation sits on the object, any other rule outside it. */
 function suppressionOf(rule: SuppressedFinding['rule']): object {
   const inSource = rule.source.startsWith('annotation ');
-  const why = `${rule.source}: ${rule.match}${rule.reason === undefined ? '' : ` (${rule.reason})`}${rule.expires === undefined ? '' : `, until ${rule.expires}`}`;
+  const why = `${describeRule(rule)}${rule.expires === undefined ? '' : `, until ${rule.expires}`}`;
   return { kind: inSource ? 'inSource' : 'external', status: 'accepted', justification: forTerminal(why).toString() };
 }
 
