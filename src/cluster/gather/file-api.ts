@@ -165,7 +165,8 @@ export class FileApi implements ObjectSource {
       const at = scoped ? listKey(value) : `/${str(obj(value['metadata'])?.['name'])}`;
       if (byName.has(at)) this.duplicates.push(`${object.kind} ${at} (${object.source})`);
       byName.set(at, value);
-      if (object.at !== undefined) {
+      // A dump is a snapshot of a cluster, not a file a change is reviewed in: its objects get no lines.
+      if (object.at !== undefined && object.fromDump !== true) {
         const namespace = scoped ? str(obj(value['metadata'])?.['namespace']) : undefined;
         const name = str(obj(value['metadata'])?.['name']);
         const kind = object.kind.toLowerCase();

@@ -74,6 +74,16 @@ describe('FileApi', () => {
     });
   });
 
+  it("gives no line to a dump's objects: a snapshot of a cluster, not a file a change is reviewed in", () => {
+    const dumped: ManifestObject = { ...object('v1', 'Pod', 'p', 'team-a'), at: { file: 'dump.yaml', line: 7 }, fromDump: true };
+    const given: ManifestObject = { ...object('v1', 'Pod', 'q', 'team-a'), at: { file: 'app.yaml', line: 2 } };
+    expect(Object.fromEntries(new FileApi([dumped], [], 'default').locations)).toEqual({});
+    expect(Object.fromEntries(new FileApi([dumped, given], [], 'default').locations)).toEqual({
+      'pod/team-a/q': { file: 'app.yaml', line: 2 },
+      'namespace/team-a': { file: 'app.yaml', line: 2 },
+    });
+  });
+
   it('keeps the last of an object given twice, and says so', async () => {
     const api = new FileApi(
       [object('v1', 'Pod', 'a', 'x', { spec: { n: 1 } }), object('v1', 'Pod', 'a', 'x', { spec: { n: 2 } })],
