@@ -6,7 +6,8 @@
 # Versions are pinned in hack/versions.env. Idempotent: existing binaries are skipped.
 #
 # Usage: hack/build-tools.sh [component...]
-#   components: etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node (default: all)
+#   components: etcd kube-apiserver kube-apiserver-oldest kube-controller-manager helm3 helm4 actionlint krew node
+#               (default: all); kube-apiserver-oldest = kube-apiserver at KUBERNETES_OLDEST_VERSION
 #               api-protos = the Kubernetes API's .proto files in the Go module cache (for a test)
 #               node = kube-scheduler kube-proxy kubectl kubelet coredns kube-router pause (the real node of
 #               `npm run cluster:up -- --node`; each can be named alone too)
@@ -258,6 +259,25 @@ build_argocd() {
     "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v} -X github.com/argoproj/argo-cd/v3/common.gitTreeState=clean"
 }
 
+# krew as kubectl finds it (kubectl-krew) and the validator of plugin manifests krew's index runs.
+build_krew() {
+  have "${KREW_DIR}/kubectl-krew" && have "${KREW_DIR}/validate-krew-manifest" && return 0
+  local work="${CP_WORK_ROOT}/krew-${KREW_VERSION}"
+  init_module "$work" "inferencecache-doctor.local/krew"
+  quiet "$work" go get "sigs.k8s.io/krew@${KREW_VERSION}"
+  build_bin "$KREW_DIR" kubectl-krew "$work" "sigs.k8s.io/krew/cmd/krew" "-X sigs.k8s.io/krew/internal/version.gitTag=${KREW_VERSION}"
+  build_bin "$KREW_DIR" validate-krew-manifest "$work" "sigs.k8s.io/krew/cmd/validate-krew-manifest" ""
+}
+
+# oras, which pushes artifacthub-repo.yml to the chart's OCI repository (docs/image.md).
+build_oras() {
+  have "${ORAS_DIR}/oras" && return 0
+  local work="${CP_WORK_ROOT}/oras-${ORAS_VERSION}"
+  init_module "$work" "inferencecache-doctor.local/oras"
+  quiet "$work" go get "oras.land/oras@${ORAS_VERSION}"
+  build_bin "$ORAS_DIR" oras "$work" "oras.land/oras/cmd/oras" "-X oras.land/oras/internal/version.GitTreeState=clean"
+}
+
 build_actionlint() {
   have "${ACTIONLINT_DIR}/actionlint" && return 0
   local work="${CP_WORK_ROOT}/actionlint-${ACTIONLINT_VERSION}"
@@ -384,13 +404,15 @@ link_set() {
   mkdir -p "$CP_SET_DIR"
   local pair
   for pair in "etcd:${ETCD_DIR}/etcd" "kube-apiserver:${KUBE_APISERVER_DIR}/kube-apiserver" \
+      "kube-apiserver-oldest:${KUBE_APISERVER_OLDEST_DIR}/kube-apiserver" \
       "kube-controller-manager:${KUBE_CONTROLLER_MANAGER_DIR}/kube-controller-manager" \
       "helm3:${HELM3_DIR}/helm" "helm4:${HELM4_DIR}/helm" \
       "kube-scheduler:${KUBE_SCHEDULER_DIR}/kube-scheduler" "kube-proxy:${KUBE_PROXY_DIR}/kube-proxy" \
-      "kubectl:${KUBECTL_DIR}/kubectl" \
+      "kubectl:${KUBECTL_DIR}/kubectl" "kubectl-krew:${KREW_DIR}/kubectl-krew" \
+      "validate-krew-manifest:${KREW_DIR}/validate-krew-manifest" \
       "kubelet:${KUBELET_DIR}/kubelet" "coredns:${COREDNS_DIR}/coredns" \
       "kube-router:${KUBE_ROUTER_DIR}/kube-router" "pause:${PAUSE_DIR}/pause" "argocd:${ARGOCD_DIR}/argocd" \
-      "registry:${REGISTRY_DIR}/registry" "cosign:${COSIGN_DIR}/cosign" \
+      "registry:${REGISTRY_DIR}/registry" "cosign:${COSIGN_DIR}/cosign" "oras:${ORAS_DIR}/oras" \
       "cert-manager-controller:${CERT_MANAGER_DIR}/controller" "cert-manager-webhook:${CERT_MANAGER_DIR}/webhook" \
       "cert-manager-cainjector:${CERT_MANAGER_DIR}/cainjector" "upstream-controller:${UPSTREAM_DIR}/controller" \
       "upstream-server:${UPSTREAM_DIR}/server" "upstream-kvevent-subscriber:${UPSTREAM_DIR}/kvevent-subscriber" \
@@ -414,16 +436,19 @@ ensure_api_protos() {
 }
 
 components=("$@")
-[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-controller-manager helm3 helm4 actionlint node argocd registry cosign api-protos upstream cert-manager flux)
+[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-apiserver-oldest kube-controller-manager helm3 helm4 actionlint krew node argocd registry cosign oras api-protos upstream cert-manager flux)
 log "versions: etcd ${ETCD_VERSION}, kubernetes ${KUBERNETES_VERSION} (kubelet ${KUBELET_VERSION}), helm ${HELM3_VERSION} / ${HELM4_VERSION}; go $(go env GOVERSION)"
 for c in "${components[@]}"; do
   case "$c" in
     etcd) build_etcd ;;
     kube-apiserver) build_kube kube-apiserver "$KUBE_APISERVER_DIR" ;;
+    kube-apiserver-oldest) build_kube kube-apiserver "$KUBE_APISERVER_OLDEST_DIR" "$KUBERNETES_OLDEST_VERSION" ;;
     kube-controller-manager) build_kube kube-controller-manager "$KUBE_CONTROLLER_MANAGER_DIR" ;;
     helm3) build_helm 3 "$HELM3_VERSION" "$HELM3_DIR" ;;
     helm4) build_helm 4 "$HELM4_VERSION" "$HELM4_DIR" ;;
     actionlint) build_actionlint ;;
+    krew) build_krew ;;
+    oras) build_oras ;;
     kube-scheduler) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR" ;;
     kube-proxy) build_kube kube-proxy "$KUBE_PROXY_DIR" ;;
     kubectl) build_kube kubectl "$KUBECTL_DIR" ;;

@@ -14,9 +14,11 @@ cp_component_dir() { echo "${CP_BIN_ROOT}/$1-$2"; }
 ETCD_DIR="$(cp_component_dir etcd "${ETCD_VERSION}")"
 KUBE_APISERVER_DIR="$(cp_component_dir kube-apiserver "${KUBERNETES_VERSION}")"
 KUBE_CONTROLLER_MANAGER_DIR="$(cp_component_dir kube-controller-manager "${KUBERNETES_VERSION}")"
+KUBE_APISERVER_OLDEST_DIR="$(cp_component_dir kube-apiserver "${KUBERNETES_OLDEST_VERSION}")"
 HELM3_DIR="$(cp_component_dir helm "${HELM3_VERSION}")"
 HELM4_DIR="$(cp_component_dir helm "${HELM4_VERSION}")"
 ACTIONLINT_DIR="$(cp_component_dir actionlint "${ACTIONLINT_VERSION}")"
+KREW_DIR="$(cp_component_dir krew "${KREW_VERSION}")"
 
 # One directory with symlinks to everything for this exact version set (put it on PATH / hand it to tests).
 CP_SET_DIR="${CP_BIN_ROOT}/set-k8s-${KUBERNETES_VERSION}_etcd-${ETCD_VERSION}_helm-${HELM3_VERSION}_${HELM4_VERSION}"
@@ -30,6 +32,7 @@ KUBECTL_DIR="$(cp_component_dir kubectl "${KUBERNETES_VERSION}")"
 ARGOCD_DIR="$(cp_component_dir argocd "${ARGOCD_VERSION}")"
 REGISTRY_DIR="$(cp_component_dir registry "${REGISTRY_VERSION}")"
 COSIGN_DIR="$(cp_component_dir cosign "${COSIGN_VERSION}")"
+ORAS_DIR="$(cp_component_dir oras "${ORAS_VERSION}")"
 
 # The product's source tree and the third-party sources beside the project (reference data, read-only).
 UPSTREAM_SRC_DIR="${INFERENCECACHE_DOCTOR_UPSTREAM_DIR:-${HACK_DIR}/../../shared/upstream}"

@@ -24,7 +24,15 @@ export interface ControlPlaneBinaries {
   /** Lints .github/workflows in the tests. */
   actionlint: string;
   versions: Record<string, string>;
+  /** The version of `kubeApiserver`: KUBERNETES_VERSION, or KUBERNETES_OLDEST_VERSION for the oldest. */
+  kubernetesVersion: string;
 }
+
+/**
+ * Which kube-apiserver a control plane runs: the current one (KUBERNETES_VERSION), or the oldest minor
+ * the chart admits (KUBERNETES_OLDEST_VERSION), which the control-plane suites run against too.
+ */
+export type KubernetesLine = 'current' | 'oldest';
 
 /** Reads hack/versions.env (KEY=VALUE lines). */
 export function readPinnedVersions(file = path.join(PROJECT_ROOT, 'hack/versions.env')): Record<string, string> {
@@ -41,18 +49,21 @@ export function readPinnedVersions(file = path.join(PROJECT_ROOT, 'hack/versions
  * <cache root>/bin/<component>-<version>/ (`cacheRoot` in dev/paths.ts).
  * CONTROLPLANE_BIN_DIR (a dir with etcd, kube-apiserver, kube-controller-manager, helm3, helm4) overrides it.
  */
-export function resolveBinaries(env: NodeJS.ProcessEnv = process.env): ControlPlaneBinaries {
+export function resolveBinaries(env: NodeJS.ProcessEnv = process.env, line: KubernetesLine = 'current'): ControlPlaneBinaries {
   const versions = readPinnedVersions();
+  const versionKey = line === 'oldest' ? 'KUBERNETES_OLDEST_VERSION' : 'KUBERNETES_VERSION';
+  const kubernetesVersion = versions[versionKey] ?? '';
   const override = env['CONTROLPLANE_BIN_DIR'];
   if (override) {
     return {
       etcd: path.join(override, 'etcd'),
-      kubeApiserver: path.join(override, 'kube-apiserver'),
+      kubeApiserver: path.join(override, line === 'oldest' ? 'kube-apiserver-oldest' : 'kube-apiserver'),
       kubeControllerManager: path.join(override, 'kube-controller-manager'),
       helm3: path.join(override, 'helm3'),
       helm4: path.join(override, 'helm4'),
       actionlint: path.join(override, 'actionlint'),
       versions,
+      kubernetesVersion,
     };
   }
   const cache = cacheRoot(env);
@@ -60,12 +71,13 @@ export function resolveBinaries(env: NodeJS.ProcessEnv = process.env): ControlPl
     path.join(cache, 'bin', `${component}-${versions[versionKey] ?? 'unknown'}`, name);
   return {
     etcd: bin('etcd', 'ETCD_VERSION', 'etcd'),
-    kubeApiserver: bin('kube-apiserver', 'KUBERNETES_VERSION', 'kube-apiserver'),
+    kubeApiserver: bin('kube-apiserver', versionKey, 'kube-apiserver'),
     kubeControllerManager: bin('kube-controller-manager', 'KUBERNETES_VERSION', 'kube-controller-manager'),
     helm3: bin('helm', 'HELM3_VERSION', 'helm'),
     helm4: bin('helm', 'HELM4_VERSION', 'helm'),
     actionlint: bin('actionlint', 'ACTIONLINT_VERSION', 'actionlint'),
     versions,
+    kubernetesVersion,
   };
 }
 
@@ -422,6 +434,11 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const log = opts.log ?? (() => undefined);
   const bins = opts.binaries ?? resolveBinaries();
   const withKcm = opts.startControllerManager === true;
+  // The controller manager is built at KUBERNETES_VERSION, and may not be newer than the API server.
+  if (withKcm && bins.kubernetesVersion !== bins.versions['KUBERNETES_VERSION'])
+    throw new Error(
+      `kube-controller-manager ${bins.versions['KUBERNETES_VERSION'] ?? ''} cannot run beside kube-apiserver ${bins.kubernetesVersion}`,
+    );
   const missing = missingBinaries(bins, withKcm);
   if (missing.length > 0) {
     throw new Error(`control-plane binaries missing (${missing.join(', ')}); run hack/build-tools.sh`);
@@ -591,7 +608,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       auditLogPath,
       pids: { ...pids },
       logs: { ...logs },
-      kubernetesVersion: bins.versions['KUBERNETES_VERSION'] ?? '',
+      kubernetesVersion: bins.kubernetesVersion,
     };
     let stopped = false;
     return {

@@ -8,11 +8,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { runBundle } from '../support/bundle.ts';
-import { createBackend, uniqueName } from '../../dev/cluster/objects.ts';
-import type { JsonReport } from '../support/json-report.ts';
 import { bundleSandbox, removeSandbox, runSandboxed, type BundleSandbox } from '../support/sandbox.ts';
-import { createNamespace, installCrds } from '../../dev/cluster/manifests.ts';
-import { doctorIdentity, type Identity } from '../../dev/cluster/identity.ts';
+import type { Identity } from '../../dev/cluster/identity.ts';
+import { configOnlyNamespace, expectConfigOnlyReport } from '../support/config-only.ts';
 import { parseReport } from '../support/report-schema.ts';
 
 const kubeconfig = inject('kubeconfig');
@@ -33,11 +31,7 @@ describe.skipIf(kubeconfig === '')(`the sandboxed bundle against the test contro
   beforeAll(async () => {
     requireBundle();
     kc.loadFromFile(kubeconfig);
-    await installCrds(kc);
-    ns = uniqueName('sandboxed');
-    await createNamespace(kc, ns);
-    await createBackend(kc, ns, 'no-status', {});
-    id = await doctorIdentity(kc, { namespace: ns, name: 'doctor', server: inject('server'), caFile: inject('caFile') });
+    ({ ns, id } = await configOnlyNamespace(kc, 'sandboxed'));
     sandbox = bundleSandbox({
       kubeconfig: readFileSync(id.kubeconfig, 'utf8'),
       [`${SA_DIR}/token`]: id.token,
@@ -62,11 +56,7 @@ describe.skipIf(kubeconfig === '')(`the sandboxed bundle against the test contro
     const args = ['doctor', '--kubeconfig', file, '--config-only', '-o', 'json', '-n', ns];
     // The doctor also looks for /dev/termination-log, where a pod's kubelet would collect its summary.
     const sandboxed = await runSandboxed(sandbox, args, { nodeArgs: onlyReading(file, '/dev/termination-log') });
-    expect(sandboxed.stderr).toBe('');
-    const report = parseReport(sandboxed.stdout) as JsonReport;
-    expect(report.findings.filter((f) => f.code === 'API001')).toEqual([]);
-    expect(report.findings.map((f) => f.code)).toContain('CB001');
-    expect(sandboxed.code).toBe(report.summary.exitCode);
+    const report = expectConfigOnlyReport(sandboxed);
     const ordinary = await runBundle(args, { env: { PATH: process.env['PATH'] ?? '' } });
     expect(parseReport(ordinary.stdout)).toEqual(report);
   });
@@ -78,9 +68,6 @@ describe.skipIf(kubeconfig === '')(`the sandboxed bundle against the test contro
       env: { KUBERNETES_SERVICE_HOST: url.hostname, KUBERNETES_SERVICE_PORT: url.port },
       pod: { '/var/run/secrets/kubernetes.io/serviceaccount': join(sandbox.dir, SA_DIR) },
     });
-    expect(run.stderr).toBe('');
-    const report = parseReport(run.stdout) as JsonReport;
-    expect(report.findings.filter((f) => f.code === 'API001')).toEqual([]);
-    expect(report.findings.map((f) => f.code)).toContain('CB001');
+    expectConfigOnlyReport(run);
   });
 });

@@ -5,7 +5,8 @@
 // hang and print garbage; the servers behind --server-endpoint refuse, black-hole, speak TLS or
 // garbage, answer 404/500/non-JSON/huge/gzip bombs, hang, redirect in a loop or elsewhere, reset; and
 // a run is interrupted. Every case checks the guarantees of support/faults/safe-run.ts in every
-// output format of the report; the suite ends by checking that no run sent a mutating request.
+// output format of the report, and again with the amd64 single executable (`npm run build:exe`) in
+// JSON; the suite ends by checking that no run sent a mutating request.
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createSecureServer, type Http2SecureServer } from 'node:http2';
@@ -19,6 +20,7 @@ import { pollUntil } from '../../dev/poll.ts';
 import { writesBy } from '../../dev/cluster/audit.ts';
 import { closedPort } from '../../dev/process.ts';
 import { requireBundle } from '../../dev/bundle.ts';
+import { ensureExecutables } from '../../dev/executable.ts';
 import { MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS, cutMark } from '../../src/go/cut.ts';
 import {
   condition,
@@ -33,7 +35,15 @@ import {
 } from '../../dev/cluster/objects.ts';
 import { doctorRuns } from '../support/doctor-runs.ts';
 import { startApiProxy, type ApiProxy, type ProxyRule } from '../support/faults/api-proxy.ts';
-import { FORMATS, expectSafe, runInAllFormats, type Format, type ReportDocument } from '../support/faults/safe-run.ts';
+import {
+  FORMATS,
+  alsoRunExecutable,
+  expectSafe,
+  runInAllFormats,
+  runsPerCase,
+  type Format,
+  type ReportDocument,
+} from '../support/faults/safe-run.ts';
 import { messageText } from '../../src/report/render/sarif.ts';
 import { markdownText } from '../../src/report/render/markdown.ts';
 import { applyObjects, createNamespace, installCrds, loadManifests, type KubeObject } from '../../dev/cluster/manifests.ts';
@@ -82,8 +92,13 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
     absent: readonly string[] = [],
   ) => expectSafe(report, { exitCode, timeoutMs: TIMEOUT_MS, secrets: secrets(), codes, absent });
 
+  /** The amd64 single executable, which every case runs too. */
+  let executable = '';
+
   beforeAll(async () => {
     requireBundle();
+    [executable = ''] = ensureExecutables();
+    alsoRunExecutable(executable);
     kc.loadFromFile(kubeconfig);
     await installCrds(kc);
     await createNamespace(kc, ns);
@@ -617,8 +632,8 @@ describe.skipIf(kubeconfig === '')(`the fault suite${skipReason}`, () => {
             );
           },
         );
-        // One request per run, one run per output format: none of them carried the token.
-        expect(elsewhere.requests.map((q) => q.headers.authorization)).toEqual(FORMATS.map(() => undefined));
+        // One request per run (one per output format, and the executable's): none of them carried the token.
+        expect(elsewhere.requests.map((q) => q.headers.authorization)).toEqual(Array.from({ length: runsPerCase() }, () => undefined));
       } finally {
         await elsewhere.close();
       }
@@ -872,11 +887,15 @@ items:
   });
 
   describe('an interrupted run', () => {
-    it('SIGTERM while the API server does not answer: the report so far, incomplete, exit 4', async () => {
+    it.each([
+      ['the bundle', () => [process.execPath, requireBundle()]],
+      ['the single executable', () => [executable]],
+    ])('SIGTERM while the API server does not answer: the report so far, incomplete, exit 4 (%s)', async (_, program) => {
       const hole = await startBlackhole();
       try {
         const silent = kubeconfigWithToken(`https://${hole.address}`, inject('caFile'), id.token);
-        const child = spawn(process.execPath, [requireBundle(), 'doctor', '--kubeconfig', silent, '-o', 'table', '--timeout', '60s'], {
+        const [command = '', ...first] = program();
+        const child = spawn(command, [...first, 'doctor', '--kubeconfig', silent, '-o', 'table', '--timeout', '60s'], {
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         let stdout = '';

@@ -1,7 +1,8 @@
 // The release workflow's steps that can run here, against the development registry (TLS from its own
 // CA, htpasswd): the block of docs/image.md, "Publishing by hand", run as it stands there. A manifest list of linux/amd64 and
 // linux/arm64 built with buildah (the arm64 runtime stage only copies), signed by digest with a cosign
-// key pair and verified, and the chart pushed with that digest in its values.
+// key pair and verified, the chart pushed with that digest in its values and its Artifact Hub
+// annotation and signed, and artifacthub-repo.yml pushed as the tag artifacthub.io with oras.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
@@ -14,14 +15,18 @@ import { doctorChart, registryPrograms, startRegistry, type NodeRegistry } from 
 import { buildStandinBases } from '../../dev/image/bases.ts';
 import { STORAGE } from '../../dev/image/buildah.ts';
 import { PACKAGE } from '../../dev/package.ts';
+import { parse } from 'yaml';
+import { artifactHubAnnotationProblems, artifactHubRepoProblems } from '../support/artifacthub.ts';
 import { HELM_MUST_RUN, helmBinaries } from '../support/helm.ts';
 
 const COSIGN = join(cacheRoot(), 'bin', `cosign-${readPinnedVersions()['COSIGN_VERSION'] ?? 'unknown'}`, 'cosign');
+const ORAS = join(cacheRoot(), 'bin', `oras-${readPinnedVersions()['ORAS_VERSION'] ?? 'unknown'}`, 'oras');
 const HELM4 = helmBinaries().find((h) => h.name === 'Helm 4');
 const needed = [
   registryPrograms().registry,
   registryPrograms().htpasswd,
   COSIGN,
+  ORAS,
   HELM4?.bin ?? 'helm 4',
   '/usr/bin/buildah',
   '/usr/bin/mmdebstrap',
@@ -40,7 +45,12 @@ function publishBlock(): string {
 }
 
 /** `GET /v2/<path>` on the registry with its credentials, parsed as JSON. */
-function registryJson(registry: NodeRegistry, path: string, accept: string): Promise<Record<string, unknown>> {
+async function registryJson(registry: NodeRegistry, path: string, accept: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await registryText(registry, path, accept)) as Record<string, unknown>;
+}
+
+/** `GET /v2/<path>` on the registry with its credentials, as text (a blob is followed to its location). */
+function registryText(registry: NodeRegistry, path: string, accept = '*/*'): Promise<string> {
   const [hostname, port] = registry.host.split(':') as [string, string];
   return new Promise((resolve, reject) => {
     const req = request(
@@ -55,11 +65,7 @@ function registryJson(registry: NodeRegistry, path: string, accept: string): Pro
       (res) => {
         let body = '';
         res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () =>
-          res.statusCode === 200
-            ? resolve(JSON.parse(body) as Record<string, unknown>)
-            : reject(new Error(`${res.statusCode ?? 0} ${body}`)),
-        );
+        res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`${res.statusCode ?? 0} ${body}`))));
       },
     );
     req.on('error', reject);
@@ -74,7 +80,7 @@ describe.skipIf(missing.length > 0)(`publishing: the block of docs/image.md agai
   let registry: NodeRegistry;
   let run: { code: number | null; stdout: string; stderr: string };
   const env = (): NodeJS.ProcessEnv => ({
-    PATH: [dirname(COSIGN), dirname(HELM4?.bin ?? ''), process.env['PATH'] ?? ''].join(':'),
+    PATH: [dirname(COSIGN), dirname(ORAS), dirname(HELM4?.bin ?? ''), process.env['PATH'] ?? ''].join(':'),
     HOME: join(work, 'home'),
     HELM_CONFIG_HOME: join(work, 'home', 'helm-config'),
     HELM_CACHE_HOME: join(work, 'home', 'helm-cache'),
@@ -170,5 +176,46 @@ describe.skipIf(missing.length > 0)(`publishing: the block of docs/image.md agai
     expect(values).toContain(`digest: "${digest}"`);
     // The repository's own chart is untouched.
     expect(readFileSync(join(PROJECT_ROOT, 'chart/values.yaml'), 'utf8')).toContain('digest: ""');
+  });
+
+  it('the Artifact Hub annotation names the image by that digest, by the rules of Artifact Hub', () => {
+    const reference = run.stdout.trim().split('\n').at(-1) ?? '';
+    const chart = parse(
+      execFileSync(
+        HELM4?.bin ?? 'helm',
+        ['show', 'chart', doctorChart(registry), '--version', PACKAGE.version, '--ca-file', registry.caFile],
+        {
+          env: env(),
+          encoding: 'utf8',
+        },
+      ),
+    ) as { annotations: Record<string, string> };
+    expect(artifactHubAnnotationProblems(chart.annotations)).toEqual([]);
+    const [image] = parse(chart.annotations['artifacthub.io/images'] ?? '') as { image: string }[];
+    expect(image?.image).toBe(reference.replace('@', `:${PACKAGE.version}@`));
+    expect(readFileSync(join(PROJECT_ROOT, 'chart/Chart.yaml'), 'utf8')).not.toContain('@sha256:');
+  });
+
+  it('the chart is signed by its digest, and the signature verifies with the public key', () => {
+    const digest = /^Digest: (sha256:[0-9a-f]{64})$/m.exec(run.stdout)?.[1] ?? '';
+    expect(digest).not.toBe('');
+    const chart = `${registry.host}/charts/inferencecache-doctor@${digest}`;
+    expect(cosign(['verify', '--key', 'cosign.pub', '--insecure-ignore-tlog=true', chart]).status).toBe(0);
+  });
+
+  it('artifacthub-repo.yml is the tag artifacthub.io of the chart repository, in the media types Artifact Hub reads', async () => {
+    const manifest = (await registryJson(
+      registry,
+      'charts/inferencecache-doctor/manifests/artifacthub.io',
+      'application/vnd.oci.image.manifest.v1+json',
+    )) as {
+      config: { mediaType: string };
+      layers: { mediaType: string; digest: string }[];
+    };
+    expect(manifest.config.mediaType).toBe('application/vnd.cncf.artifacthub.config.v1+yaml');
+    expect(manifest.layers.map((l) => l.mediaType)).toEqual(['application/vnd.cncf.artifacthub.repository-metadata.layer.v1.yaml']);
+    const layer = await registryText(registry, `charts/inferencecache-doctor/blobs/${manifest.layers[0]?.digest ?? ''}`);
+    expect(layer).toBe(readFileSync(join(PROJECT_ROOT, 'artifacthub-repo.yml'), 'utf8'));
+    expect(artifactHubRepoProblems(layer)).toEqual([]);
   });
 });

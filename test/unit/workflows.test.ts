@@ -1,7 +1,8 @@
 // The release workflow cannot run here (no registry, no GitHub): actionlint, built from its Go module by
 // hack/build-tools.sh, checks its syntax, expressions and action inputs, and the test checks
 // that it does what a release must (multi-arch push, digest output, keyless signing, SBOM, the chart
-// packaged with the digest).
+// packaged with the digest, signed, with Artifact Hub's metadata beside it, and the executables'
+// archives and krew manifest attached).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,7 +46,7 @@ describe.skipIf(missing !== '')(`.github/workflows/release.yml under actionlint$
       (t: string) =>
         t.replace('${{ github.repository_owner }}/inferencecache-doctor', '${{ github.repository_owner }/inferencecache-doctor'),
     ],
-    ['an unknown job dependency', (t: string) => t.replace('needs: image', 'needs: images')],
+    ['an unknown job dependency', (t: string) => t.replace('needs: [image, executables]', 'needs: [images, executables]')],
   ])('refuses %s (so that the check above can fail)', (_, edit) => {
     const edited = edit(text);
     expect(edited).not.toBe(text);
@@ -79,5 +80,28 @@ describe('the release workflow', () => {
     expect(runs).toMatch(/cosign attest --yes --type spdxjson/);
     expect(runs).toMatch(/digest: \\"\$\{DIGEST\}\\"/);
     expect(runs).toMatch(/helm package chart --version "\$VERSION"/);
+  });
+
+  it("fills the image's digest into the chart's Artifact Hub annotation too, and signs the pushed chart by digest", () => {
+    expect(runs).toContain('sed -i "s|^      image: .*|      image: ${IMAGE}:${VERSION}@${DIGEST}|" chart/Chart.yaml');
+    expect(runs).toMatch(/cosign sign --yes "\$\{CHARTS\}\/inferencecache-doctor@\$\{chart_digest\}"/);
+    expect(doc.jobs['chart']?.steps.some((s) => s.uses?.startsWith('sigstore/cosign-installer@') === true)).toBe(true);
+  });
+
+  it('pushes artifacthub-repo.yml as the tag artifacthub.io in the media types Artifact Hub reads', () => {
+    expect(runs).toContain('oras push "${CHARTS}/inferencecache-doctor:artifacthub.io"');
+    expect(runs).toContain('--config /dev/null:application/vnd.cncf.artifacthub.config.v1+yaml');
+    expect(runs).toContain('artifacthub-repo.yml:application/vnd.cncf.artifacthub.repository-metadata.layer.v1.yaml');
+  });
+
+  it('builds the executables, their archives and the krew manifest for this release, and attaches them', () => {
+    expect(runs).toMatch(/npm run release -- --download-base "\$DOWNLOAD_BASE"/);
+    const job = doc.jobs['executables'];
+    expect(JSON.stringify(job?.steps)).toContain('releases/download/${{ github.ref_name }}');
+    expect(job?.steps.find((s) => s.uses?.startsWith('actions/upload-artifact@') === true)?.with).toMatchObject({ path: 'dist/release/' });
+    expect(doc.jobs['chart']?.steps.find((s) => s.uses?.startsWith('actions/download-artifact@') === true)?.with).toMatchObject({
+      path: 'dist/release',
+    });
+    expect(runs).toMatch(/gh release create "\$GITHUB_REF_NAME" dist\/\*\.tgz dist\/release\/\* /);
   });
 });

@@ -15,7 +15,24 @@ import { expectNoNodeLines } from './node-lines.ts';
 export const FORMATS = formatsOf('doctor');
 export type Format = FormatOf<'doctor'>;
 
-export type FaultRuns = Readonly<Record<Format, BundleRun>>;
+/**
+ * One case's runs: the bundle in every format, and the single executable in JSON once the suite has
+ * named it ({@link alsoRunExecutable}), held to the same guarantees.
+ */
+export type FaultRuns = Readonly<Record<Format, BundleRun>> & { readonly executable?: BundleRun };
+
+/** The single executable every case also runs, in JSON; unset, the cases run the bundle alone. */
+let executable: string | undefined;
+
+/** How many runs one case makes: one per format, and the executable's. */
+export function runsPerCase(): number {
+  return FORMATS.length + (executable === undefined ? 0 : 1);
+}
+
+/** Has every later case run `exe` (the amd64 single executable) as well as the bundle. */
+export function alsoRunExecutable(exe: string): void {
+  executable = exe;
+}
 
 /** A finding of the JSON report. */
 export interface ReportFinding {
@@ -54,17 +71,25 @@ export async function runInAllFormats(
   opts: { readonly env?: NodeJS.ProcessEnv; readonly pod?: PodMounts; readonly killAfterMs?: number } = {},
 ): Promise<FaultRuns> {
   const env = { PATH: process.env['PATH'] ?? '', ...opts.env };
-  const run = (format: Format) =>
+  const run = (format: Format, command?: readonly string[]) =>
     runBundle(['doctor', ...args, '-o', format], {
       env,
       ...(opts.pod === undefined ? {} : { pod: opts.pod }),
+      ...(command === undefined ? {} : { command }),
       timeoutMs: opts.killAfterMs ?? 60_000,
     });
   // A few at a time: seven bundles starting at once on two cores would hold one another past the
-  // deadline each case times, which is the doctor's to keep, not the machine's.
+  // deadline each case times, which is the doctor's to keep, not the machine's. The executable's run
+  // fills the second batch (three formats), so it adds no batch.
+  const jobs: (() => Promise<BundleRun>)[] = FORMATS.map((format) => () => run(format));
+  if (executable !== undefined) {
+    const exe = executable;
+    jobs.push(() => run('json', [exe]));
+  }
   const runs: BundleRun[] = [];
-  for (let i = 0; i < FORMATS.length; i += IN_PARALLEL) runs.push(...(await Promise.all(FORMATS.slice(i, i + IN_PARALLEL).map(run))));
-  return Object.fromEntries(FORMATS.map((format, i) => [format, runs[i] as BundleRun])) as FaultRuns;
+  for (let i = 0; i < jobs.length; i += IN_PARALLEL) runs.push(...(await Promise.all(jobs.slice(i, i + IN_PARALLEL).map((job) => job()))));
+  const byFormat = Object.fromEntries(FORMATS.map((format, i) => [format, runs[i] as BundleRun])) as Record<Format, BundleRun>;
+  return executable === undefined ? byFormat : { ...byFormat, executable: runs[FORMATS.length] as BundleRun };
 }
 
 export interface Expectation {
@@ -142,8 +167,9 @@ const WELL_FORMED: Readonly<Record<Format, (stdout: string) => void>> = {
 
 /** Asserts every guarantee of a run, and returns the parsed JSON report (undefined for exit 3). */
 export function expectSafe(runs: FaultRuns, expectation: Expectation): ReportDocument | undefined {
-  for (const [format, run] of Object.entries(runs) as [Format, BundleRun][]) {
-    const where = `${format} output`;
+  for (const [name, run] of Object.entries(runs) as [Format | 'executable', BundleRun][]) {
+    const format: Format = name === 'executable' ? 'json' : name;
+    const where = name === 'executable' ? 'the single executable (json output)' : `${format} output`;
     expect(run.code, `${where}: exit code (stderr: ${run.stderr.slice(0, 400)})`).toBe(expectation.exitCode);
     expect(run.elapsedMs, `${where}: done within --timeout + 1 s`).toBeLessThan(expectation.timeoutMs + 1_000);
     expect(run.stderr, `${where}: stderr`).not.toMatch(STACK_TRACE);
@@ -162,8 +188,14 @@ export function expectSafe(runs: FaultRuns, expectation: Expectation): ReportDoc
     WELL_FORMED[format](run.stdout);
   }
   if (expectation.exitCode === 3) return undefined;
-  const report = JSON.parse(runs.json.stdout) as ReportDocument;
-  expect(report.summary.exitCode).toBe(expectation.exitCode);
+  if (runs.executable !== undefined)
+    expectReport(JSON.parse(runs.executable.stdout) as ReportDocument, expectation, 'the single executable');
+  return expectReport(JSON.parse(runs.json.stdout) as ReportDocument, expectation, 'the bundle');
+}
+
+/** The JSON report's shape and the codes the case expects in it. */
+function expectReport(report: ReportDocument, expectation: Expectation, who: string): ReportDocument {
+  expect(report.summary.exitCode, `${who}: exit code in the summary`).toBe(expectation.exitCode);
   for (const f of report.findings)
     expect(Object.keys(f)).toEqual([
       'code',
@@ -174,7 +206,7 @@ export function expectSafe(runs: FaultRuns, expectation: Expectation): ReportDoc
       ...(f.status === 'OK' ? [] : ['hint', 'docs']),
     ]);
   const codes = report.findings.map((f) => f.code);
-  for (const code of expectation.codes ?? []) expect(codes, `expected ${code}`).toContain(code);
-  for (const code of expectation.absent ?? []) expect(codes, `unexpected ${code}`).not.toContain(code);
+  for (const code of expectation.codes ?? []) expect(codes, `${who}: expected ${code}`).toContain(code);
+  for (const code of expectation.absent ?? []) expect(codes, `${who}: unexpected ${code}`).not.toContain(code);
   return report;
 }
