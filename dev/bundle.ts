@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { PROJECT_ROOT } from './paths.ts';
+import { spawnFailure } from './process.ts';
 
 /** The folder `npm run build` writes the bundle to (beside other build products, such as the image archive). */
 export const BUNDLE_DIR = join(PROJECT_ROOT, 'dist');
@@ -56,8 +57,7 @@ export function bundleIsStale(): boolean {
 export function ensureBundle(): void {
   if (!bundleIsStale()) return;
   const result = spawnSync(process.execPath, [join(PROJECT_ROOT, 'scripts/build.mjs')], { cwd: PROJECT_ROOT, encoding: 'utf8' });
-  if (result.status !== 0)
-    throw new Error(`building the bundle failed: ${result.stderr || result.error?.message || `exit ${result.status ?? 'by a signal'}`}`);
+  if (result.status !== 0) throw new Error(`building the bundle failed: ${spawnFailure(result)}`);
 }
 
 /** Fails with a clear message when the bundle has not been built. */

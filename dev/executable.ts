@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { bundleFiles, BUNDLE_DIR, ensureBundle } from './bundle.ts';
 import { hostPlatform, type ExecutablePlatform } from './node-runtime.ts';
 import { PROJECT_ROOT } from './paths.ts';
+import { spawnFailure } from './process.ts';
 
 /** The folder of the executables, beside the bundle. */
 export const EXECUTABLE_DIR = join(BUNDLE_DIR, 'exe');
@@ -55,10 +56,7 @@ export function ensureExecutables(platforms: readonly ExecutablePlatform[] = [re
       cwd: PROJECT_ROOT,
       encoding: 'utf8',
     });
-    if (result.status !== 0)
-      throw new Error(
-        `building the executable failed: ${result.stderr || result.error?.message || `exit ${result.status ?? 'by a signal'}`}`,
-      );
+    if (result.status !== 0) throw new Error(`building the executable failed: ${spawnFailure(result)}`);
   }
   return platforms.map(executablePath);
 }

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheRoot } from './paths.ts';
+import { spawnFailure } from './process.ts';
 
 /** The platforms an executable is built for, as krew and Go name them. */
 export const EXECUTABLE_PLATFORMS = ['linux-amd64', 'linux-arm64'] as const;
@@ -97,16 +98,13 @@ export function nodeRuntime(platform: ExecutablePlatform): NodeRuntime {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    if (packed.status !== 0)
-      throw new Error(
-        `npm pack ${spec.npmPackage}@${NODE_RUNTIME_VERSION} failed: ${packed.stderr || (packed.error?.message ?? 'no output')}`,
-      );
+    if (packed.status !== 0) throw new Error(`npm pack ${spec.npmPackage}@${NODE_RUNTIME_VERSION} failed: ${spawnFailure(packed)}`);
     const tarball = join(work, `${spec.npmPackage}-${NODE_RUNTIME_VERSION}.tgz`);
     const got = integrityOf(tarball);
     if (got !== spec.integrity)
       throw new Error(`${spec.npmPackage}@${NODE_RUNTIME_VERSION}: the registry served ${got}, not the pinned ${spec.integrity}`);
     const untar = spawnSync('tar', ['-xzf', tarball, '-C', work, 'package/bin/node', 'package/LICENSE'], { encoding: 'utf8' });
-    if (untar.status !== 0) throw new Error(`unpacking ${tarball} failed: ${untar.stderr || (untar.error?.message ?? 'no output')}`);
+    if (untar.status !== 0) throw new Error(`unpacking ${tarball} failed: ${spawnFailure(untar)}`);
     mkdirSync(join(work, 'runtime'));
     renameSync(join(work, 'package/bin/node'), join(work, 'runtime/node'));
     renameSync(join(work, 'package/LICENSE'), join(work, 'runtime/LICENSE'));

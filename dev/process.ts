@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { spawn, type SpawnOptions } from 'node:child_process';
+import { spawn, type SpawnOptions, type SpawnSyncReturns } from 'node:child_process';
 import { createServer } from 'node:net';
 
 /** What one run of a process produced. */
@@ -35,6 +35,14 @@ export function collectProcess(
       done({ code, stdout, stderr, elapsedMs: Date.now() - started });
     });
   });
+}
+
+/**
+ * Why a synchronous child process failed, for an error message: what it wrote on stderr, else why it
+ * could not start, else its exit code or that a signal ended it.
+ */
+export function spawnFailure(result: SpawnSyncReturns<string>): string {
+  return result.stderr || result.error?.message || `exit ${result.status ?? 'by a signal'}`;
 }
 
 /** A loopback port that nothing listens on (bound, then released). */

@@ -19,6 +19,7 @@ import { BUNDLE_DIR, bundleFiles, ensureBundle } from '../dev/bundle.ts';
 import { EXECUTABLE_DIR, executablePath } from '../dev/executable.ts';
 import { EXECUTABLE_PLATFORMS, NODE_RUNTIME_VERSION, RUNTIMES, nodeRuntime, parsePlatforms } from '../dev/node-runtime.ts';
 import { PROJECT_ROOT } from '../dev/paths.ts';
+import { spawnFailure } from '../dev/process.ts';
 
 /** The resource and fuse Node looks for in a single executable (Node's documentation names both). */
 const SEA_RESOURCE = 'NODE_SEA_BLOB';
@@ -60,8 +61,7 @@ try {
     // Node's builds keep their symbol tables (about 20 MB); the executable runs the same without them
     // (native addons link against the dynamic symbols, which stay).
     const stripped = spawnSync(RUNTIMES[platform].strip, ['--strip-all', exe], { encoding: 'utf8' });
-    if (stripped.status !== 0)
-      throw new Error(`${RUNTIMES[platform].strip} failed: ${stripped.stderr || (stripped.error?.message ?? 'no output')}`);
+    if (stripped.status !== 0) throw new Error(`${RUNTIMES[platform].strip} failed: ${spawnFailure(stripped)}`);
     // postject's ELF library reports a few notes it does not name on stderr; they are harmless.
     await inject(exe, SEA_RESOURCE, blobBytes, { sentinelFuse: SEA_FUSE });
     chmodSync(exe, 0o755);

@@ -76,7 +76,8 @@ describe.skipIf(kubeconfig === '')(`the single executables${skipReason}`, () => 
   });
 
   it('both: an ELF of its platform holding every file of the bundle, byte for byte, and the armed fuse', () => {
-    const files = bundleFiles().map((f) => readFileSync(`${BUNDLE_DIR}/${f}`));
+    const names = bundleFiles();
+    const files = names.map((f) => readFileSync(`${BUNDLE_DIR}/${f}`));
     for (const [platform, path] of [
       ['linux-amd64', amd64],
       ['linux-arm64', arm64],
@@ -84,7 +85,7 @@ describe.skipIf(kubeconfig === '')(`the single executables${skipReason}`, () => 
       const exe = readFileSync(path);
       expect(elfHeader(exe), platform).toEqual({ magic: '\u007fELF', elfClass: 2, order: 1, machine: RUNTIMES[platform].elfMachine });
       expect(exe.indexOf(ARMED_FUSE), `${platform}: the fuse`).toBeGreaterThan(0);
-      const missing = files.map((bytes, i) => (exe.indexOf(bytes) < 0 ? bundleFiles()[i] : undefined)).filter((f) => f !== undefined);
+      const missing = files.map((bytes, i) => (exe.indexOf(bytes) < 0 ? names[i] : undefined)).filter((f) => f !== undefined);
       expect(missing, `${platform}: bundle files not in the executable`).toEqual([]);
     }
   });

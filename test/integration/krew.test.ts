@@ -11,7 +11,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { readPinnedVersions } from '../../dev/cluster/controlplane.ts';
 import type { Identity } from '../../dev/cluster/identity.ts';
+import { nodeBinaries } from '../../dev/cluster/node/node.ts';
 import { ensureExecutables } from '../../dev/executable.ts';
+import { EXECUTABLE_PLATFORMS } from '../../dev/node-runtime.ts';
 import { PACKAGE } from '../../dev/package.ts';
 import { cacheRoot, PROJECT_ROOT } from '../../dev/paths.ts';
 import { archiveName } from '../../dev/release-files.ts';
@@ -23,7 +25,7 @@ import { startHttpServer, type TestHttpServer } from '../support/servers/http-se
 const kubeconfig = inject('kubeconfig');
 const versions = readPinnedVersions();
 const KREW_DIR = join(cacheRoot(), 'bin', `krew-${versions['KREW_VERSION'] ?? 'unknown'}`);
-const KUBECTL = join(cacheRoot(), 'bin', `kubectl-${versions['KUBERNETES_VERSION'] ?? 'unknown'}`, 'kubectl');
+const KUBECTL = nodeBinaries().kubectl;
 const programs = [join(KREW_DIR, 'kubectl-krew'), join(KREW_DIR, 'validate-krew-manifest'), KUBECTL];
 const missing = programs.filter((p) => !existsSync(p));
 if (missing.length > 0 && process.env['CI'] === 'true')
@@ -73,7 +75,7 @@ describe.skipIf(skipReason !== '')(`krew and the release's archives${skipReason}
     run(join(KREW_DIR, 'validate-krew-manifest'), ['-manifest', manifest, ...flags], join(work, 'unused-root'));
 
   beforeAll(async () => {
-    ensureExecutables(['linux-amd64', 'linux-arm64']);
+    ensureExecutables(EXECUTABLE_PLATFORMS);
     mkdirSync(bin);
     mkdirSync(join(work, 'home'));
     symlinkSync(KUBECTL, join(bin, 'kubectl'));
@@ -101,7 +103,7 @@ describe.skipIf(skipReason !== '')(`krew and the release's archives${skipReason}
   });
 
   it('the release holds both archives, their sums and the manifest', () => {
-    const names = ['linux-amd64', 'linux-arm64'].map((p) => archiveName(PACKAGE.version, p as 'linux-amd64'));
+    const names = EXECUTABLE_PLATFORMS.map((p) => archiveName(PACKAGE.version, p));
     expect(readdirSync(out).sort()).toEqual(['SHA256SUMS', 'inferencecache.yaml', ...names].sort());
     const sums = spawnSync('sha256sum', ['-c', 'SHA256SUMS'], { cwd: out, encoding: 'utf8' });
     expect(sums.status, sums.stderr).toBe(0);
