@@ -9,6 +9,7 @@
 
 import type { ProcessIO } from './app.ts';
 import type { PodFiles } from './doctor/environment.ts';
+import { collectGarbage } from './full-collection.ts';
 import { EXIT_CODES, type ExitCode } from './report/exit-codes.ts';
 import { Interrupted, describeError } from './text/errors.ts';
 
@@ -92,6 +93,7 @@ async function start(): Promise<ExitCode> {
     files: IN_POD,
     interrupt: interrupt.signal,
     stdin: process.stdin,
+    collectGarbage: () => collectGarbage(),
   };
   return runApp(io);
 }

@@ -1,5 +1,6 @@
 // The scale scenario of docs/architecture.md#bars (2,000 CacheBackends in 50 namespaces, 20,000 pods of which half are
-// engine pods, 2,000 CacheTenants, 60 CachePolicies, 20,000 Events), or a fraction of it, built in a
+// engine pods, 2,000 CacheTenants, 60 CachePolicies, 20,000 Events), a fraction of it, a multiple, or the
+// Kubernetes envelope, in a shape (how many pods are engine pods, how they show injection), built in a
 // test control plane with many requests in flight. What it builds is regular, so the findings a run
 // must make can be counted from the parameters alone (`expectedCounts`).
 import { readFileSync } from 'node:fs';
@@ -9,33 +10,119 @@ import { Agent, request } from 'undici';
 export interface ScaleSize {
   readonly namespaces: number;
   readonly backends: number;
-  /** All pods; half of them are engine pods, spread evenly over the backends. */
+  /** All pods; the shape's share of them are engine pods, spread evenly over the backends. */
   readonly pods: number;
+  /**
+   * Node objects the pods are spread over, `scale-node-<i>`. With none, every pod names a node
+   * `scale-node` that does not exist, as the bench's first sizes always did.
+   */
+  readonly nodes: number;
   readonly tenants: number;
   readonly policies: number;
+  /** Events about ordinary pods; a shape that injects by Event adds one per such engine pod. */
   readonly events: number;
 }
 
 /** The scenario of docs/architecture.md#bars. */
-export const FULL: ScaleSize = { namespaces: 50, backends: 2_000, pods: 20_000, tenants: 2_000, policies: 60, events: 20_000 };
+export const FULL: ScaleSize = { namespaces: 50, backends: 2_000, pods: 20_000, nodes: 0, tenants: 2_000, policies: 60, events: 20_000 };
 
 /**
  * Five times the scenario's pods and Events (100,000 each), 2.5 times its CacheBackends and
  * CacheTenants, in the same 50 namespaces: a cluster grows in pods faster than in backends.
  */
-export const FIVE_X: ScaleSize = { namespaces: 50, backends: 5_000, pods: 100_000, tenants: 5_000, policies: 60, events: 100_000 };
+export const FIVE_X: ScaleSize = {
+  namespaces: 50,
+  backends: 5_000,
+  pods: 100_000,
+  nodes: 0,
+  tenants: 5_000,
+  policies: 60,
+  events: 100_000,
+};
 
-/** The same scenario at `fraction` of its size (at least one of each). */
-export function scaled(fraction: number): ScaleSize {
+/**
+ * The Kubernetes scalability envelope: 150,000 pods over 5,000 nodes (30 a node), as many Events,
+ * 7,500 CacheBackends and CacheTenants in 500 namespaces, and a CachePolicy in each namespace and a
+ * second one in a tenth of them.
+ */
+export const ENVELOPE: ScaleSize = {
+  namespaces: 500,
+  backends: 7_500,
+  pods: 150_000,
+  nodes: 5_000,
+  tenants: 7_500,
+  policies: 550,
+  events: 150_000,
+};
+
+/** `from` (the scenario by default) at `fraction` of its size (at least one of each; no nodes stays none). */
+export function scaled(fraction: number, from: ScaleSize = FULL): ScaleSize {
   const of = (n: number) => Math.max(1, Math.round(n * fraction));
   return {
-    namespaces: of(FULL.namespaces),
-    backends: of(FULL.backends),
-    pods: of(FULL.pods),
-    tenants: of(FULL.tenants),
-    policies: of(FULL.policies),
-    events: of(FULL.events),
+    namespaces: of(from.namespaces),
+    backends: of(from.backends),
+    pods: of(from.pods),
+    nodes: from.nodes === 0 ? 0 : of(from.nodes),
+    tenants: of(from.tenants),
+    policies: of(from.policies),
+    events: of(from.events),
   };
+}
+
+/**
+ * How the engine pods of a shape show that they were injected, as weights: of every
+ * `none + event + annotation` engine pods (in that order), `none` carry no marker (EP001), `event` are
+ * named by an `InjectedByCacheBackend` Event for their uid (EP002), `annotation` carry the validated
+ * annotation pair (EP002).
+ */
+export interface InjectionMix {
+  readonly annotation: number;
+  readonly event: number;
+  readonly none: number;
+}
+
+/** What the pods of a scenario are: the share of engine pods, and how those were injected. */
+export interface ScaleShape {
+  /** Percent of the pods (0 to 100) that are engine pods, selected by a CacheBackend. */
+  readonly enginePercent: number;
+  readonly injection: InjectionMix;
+}
+
+/** The bench's shape since issue 28: half the pods engine pods, nine in ten injected by annotation, one not at all. */
+export const BENCH_SHAPE: ScaleShape = { enginePercent: 50, injection: { annotation: 9, event: 0, none: 1 } };
+
+/**
+ * An inference cluster's shape (issue 42): half the pods engine pods, three in five injected by
+ * annotation, one in five known injected only by its Event, one in five not injected.
+ */
+export const INFERENCE_SHAPE: ScaleShape = { enginePercent: 50, injection: { annotation: 3, event: 1, none: 1 } };
+
+/** How engine pod `j` shows injection. */
+export function injectionOf(j: number, mix: InjectionMix): keyof InjectionMix {
+  const p = j % (mix.none + mix.event + mix.annotation);
+  return p < mix.none ? 'none' : p < mix.none + mix.event ? 'event' : 'annotation';
+}
+
+/** How many of the pods are engine pods: the first ones, by index. */
+export function engineCount(size: ScaleSize, shape: ScaleShape): number {
+  return Math.floor((size.pods * shape.enginePercent) / 100);
+}
+
+/** A shape's mix as `annotation:A,event:E,none:N`, the bench's `--injection` spelling. */
+export function formatMix(mix: InjectionMix): string {
+  return `annotation:${mix.annotation},event:${mix.event},none:${mix.none}`;
+}
+
+/** Reads `--injection`: `annotation:A,event:E,none:N` (any order; a kind left out weighs 0). */
+export function parseMix(text: string): InjectionMix {
+  const weights: Record<keyof InjectionMix, number> = { annotation: 0, event: 0, none: 0 };
+  for (const part of text.split(',')) {
+    const m = /^(annotation|event|none):(\d{1,4})$/.exec(part.trim());
+    if (m === null) throw new Error(`--injection ${text}: expected annotation:A,event:E,none:N (whole weights)`);
+    weights[m[1] as keyof InjectionMix] = Number(m[2]);
+  }
+  if (weights.annotation + weights.event + weights.none === 0) throw new Error(`--injection ${text}: the weights add up to 0`);
+  return weights;
 }
 
 /** Where to build: the API server, its CA and a token that may create everything. */
@@ -54,8 +141,6 @@ export const KEPT_FOR_MS = 20 * 3_600_000;
 
 /** Every backend with an index below this share has no `matchedEnginePods`: the doctor counts its pods live. */
 const LIVE_COUNT_EVERY = 10;
-/** One engine pod in this many carries no injection annotation (EP001). */
-const UNINJECTED_EVERY = 10;
 /** One tenant in this many is over its quota (CT001). */
 const OVER_QUOTA_EVERY = 20;
 /** One Event in this many is a NoMatchingCacheBackend Event about an ordinary pod (OP001). */
@@ -93,11 +178,11 @@ function backendPost(i: number, size: ScaleSize): ScenarioPost {
 }
 
 /** The status CacheBackend `i` is given: Ready, fresh, and (but for every {@link LIVE_COUNT_EVERY}th) its pod count. */
-function backendStatus(i: number, size: ScaleSize): Record<string, unknown> {
+function backendStatus(i: number, size: ScaleSize, shape: ScaleShape): Record<string, unknown> {
   const live = i % LIVE_COUNT_EVERY === 0;
   return {
     conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: recent() }],
-    ...(live ? {} : { matchedEnginePods: enginePodsOf(i, size) }),
+    ...(live ? {} : { matchedEnginePods: enginePodsOf(i, size, shape) }),
     firstKVEventObservedAt: recent(),
     indexParticipation: {
       prefixCount: 10,
@@ -106,13 +191,18 @@ function backendStatus(i: number, size: ScaleSize): Record<string, unknown> {
   };
 }
 
-/** Pod `i`: an engine pod of backend `i mod backends` (injected by it, whose uid `uidOf` gives, but for one in ten), or an ordinary one. */
-function podPost(i: number, size: ScaleSize, uidOf: (backend: number) => string): ScenarioPost {
-  const engines = Math.floor(size.pods / 2);
-  const engine = i < engines;
+/** The node pod `i` is bound to. */
+const nodeOf = (i: number, size: ScaleSize) => (size.nodes === 0 ? 'scale-node' : `scale-node-${i % size.nodes}`);
+
+/**
+ * Pod `i`: an engine pod of backend `i mod backends` (with the annotation pair of that backend, whose
+ * uid `uidOf` gives, when the shape's mix says so), or an ordinary one.
+ */
+function podPost(i: number, size: ScaleSize, shape: ScaleShape, uidOf: (backend: number) => string): ScenarioPost {
+  const engine = i < engineCount(size, shape);
   const backend = i % size.backends;
   const namespace = ns(backend, size);
-  const injected = engine && i % UNINJECTED_EVERY !== 0;
+  const injected = engine && injectionOf(i, shape.injection) === 'annotation';
   return {
     path: `/api/v1/namespaces/${namespace}/pods`,
     body: {
@@ -124,7 +214,7 @@ function podPost(i: number, size: ScaleSize, uidOf: (backend: number) => string)
           : {},
       },
       spec: {
-        nodeName: 'scale-node',
+        nodeName: nodeOf(i, size),
         containers: [{ name: 'main', image: 'registry.test/app:v1', resources: { requests: { cpu: '100m', memory: '128Mi' } } }],
       },
     },
@@ -162,8 +252,8 @@ function policyPost(i: number, size: ScaleSize): ScenarioPost {
 }
 
 /** Event `i`, about an ordinary pod: a NoMatchingCacheBackend one for every {@link ORPHAN_EVENT_EVERY}th, else a Scheduled one. */
-function eventPost(i: number, size: ScaleSize): ScenarioPost {
-  const engines = Math.floor(size.pods / 2);
+function eventPost(i: number, size: ScaleSize, shape: ScaleShape): ScenarioPost {
+  const engines = engineCount(size, shape);
   const pod = engines + (i % Math.max(1, size.pods - engines));
   const backend = pod % size.backends;
   const namespace = ns(backend, size);
@@ -184,9 +274,91 @@ function eventPost(i: number, size: ScaleSize): ScenarioPost {
   };
 }
 
+/** The Event the controller records once it has injected engine pod `i`, whose uid is `podUid`. */
+function injectionEventPost(i: number, size: ScaleSize, podUid: string): ScenarioPost {
+  const namespace = ns(i % size.backends, size);
+  const at = recent();
+  return {
+    path: `/api/v1/namespaces/${namespace}/events`,
+    body: {
+      metadata: { name: `injected-${i}` },
+      involvedObject: { kind: 'Pod', apiVersion: 'v1', namespace, name: `engine-${i}`, uid: podUid },
+      reason: 'InjectedByCacheBackend',
+      message: `injected by CacheBackend ${namespace}/be-${i % size.backends}`,
+      type: 'Normal',
+      source: { component: 'inferencecache-controller' },
+      firstTimestamp: at,
+      lastTimestamp: at,
+    },
+  };
+}
+
+/** Node `i`, labelled and sized as a cloud node of 16 CPUs, with a GPU on every fourth. */
+function nodePost(i: number): ScenarioPost {
+  const zone = `zone-${String.fromCharCode(97 + (i % 3))}`;
+  return {
+    path: '/api/v1/nodes',
+    body: {
+      metadata: {
+        name: `scale-node-${i}`,
+        labels: {
+          'kubernetes.io/hostname': `scale-node-${i}`,
+          'kubernetes.io/os': 'linux',
+          'kubernetes.io/arch': 'amd64',
+          'node.kubernetes.io/instance-type': i % 4 === 0 ? 'g.4xlarge' : 'm.4xlarge',
+          'topology.kubernetes.io/zone': zone,
+          'topology.kubernetes.io/region': 'region-1',
+        },
+      },
+      spec: { podCIDR: `10.${(i >> 8) & 255}.${i & 255}.0/24`, providerID: `scale://region-1/${zone}/scale-node-${i}` },
+    },
+  };
+}
+
+/** The status node `i` is given: Ready, its capacity and allocatable, its addresses and versions. */
+function nodeStatus(i: number): Record<string, unknown> {
+  const gpu = i % 4 === 0 ? { 'nvidia.com/gpu': '1' } : {};
+  const at = recent();
+  const condition = (type: string, status: string, reason: string) => ({
+    type,
+    status,
+    reason,
+    message: `kubelet reports ${reason}`,
+    lastHeartbeatTime: at,
+    lastTransitionTime: at,
+  });
+  return {
+    capacity: { cpu: '16', memory: '65842720Ki', pods: '110', 'ephemeral-storage': '203056560Ki', ...gpu },
+    allocatable: { cpu: '15890m', memory: '63193120Ki', pods: '110', 'ephemeral-storage': '187136762079', ...gpu },
+    conditions: [
+      condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory'),
+      condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure'),
+      condition('PIDPressure', 'False', 'KubeletHasSufficientPID'),
+      condition('Ready', 'True', 'KubeletReady'),
+    ],
+    addresses: [
+      { type: 'InternalIP', address: `10.0.${(i >> 8) & 255}.${i & 255}` },
+      { type: 'Hostname', address: `scale-node-${i}` },
+    ],
+    nodeInfo: {
+      machineID: `${String(i).padStart(32, '0')}`,
+      systemUUID: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      bootID: `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`,
+      kernelVersion: '6.1.0-28-cloud-amd64',
+      osImage: 'Debian GNU/Linux 12 (bookworm)',
+      containerRuntimeVersion: 'containerd://1.7.24',
+      kubeletVersion: 'v1.36.3',
+      kubeProxyVersion: 'v1.36.3',
+      operatingSystem: 'linux',
+      architecture: 'amd64',
+    },
+  };
+}
+
 /** The apiVersion and Kind of the objects POSTed to a collection, by the collection's last segment. */
 const KIND_OF: Readonly<Record<string, readonly [apiVersion: string, kind: string]>> = {
   namespaces: ['v1', 'Namespace'],
+  nodes: ['v1', 'Node'],
   serviceaccounts: ['v1', 'ServiceAccount'],
   pods: ['v1', 'Pod'],
   events: ['v1', 'Event'],
@@ -215,18 +387,26 @@ function asStored(post: ScenarioPost, uid: string, status?: Record<string, unkno
  * {@link buildScenario} creates, in the same order, with apiVersion, Kind, namespace and uid filled
  * in as an API server would, and the status it writes through the status subresource inline.
  */
-export function* scenarioObjects(size: ScaleSize): Generator<Record<string, unknown>> {
+export function* scenarioObjects(size: ScaleSize, shape: ScaleShape = BENCH_SHAPE): Generator<Record<string, unknown>> {
   const uidOf = (kind: string, i: number) => `00000000-0000-4000-8000-${kind}${String(i).padStart(10, '0')}`;
   for (let i = 0; i < size.namespaces; i++) for (const post of namespacePosts(i, size)) yield asStored(post, uidOf('0a', i));
-  for (let i = 0; i < size.backends; i++) yield asStored(backendPost(i, size), uidOf('0b', i), backendStatus(i, size));
+  for (let i = 0; i < size.nodes; i++) yield asStored(nodePost(i), uidOf('09', i), nodeStatus(i));
+  for (let i = 0; i < size.backends; i++) yield asStored(backendPost(i, size), uidOf('0b', i), backendStatus(i, size, shape));
   for (let i = 0; i < size.pods; i++)
     yield asStored(
-      podPost(i, size, (backend) => uidOf('0b', backend)),
+      podPost(i, size, shape, (backend) => uidOf('0b', backend)),
       uidOf('0c', i),
     );
   for (let i = 0; i < size.tenants; i++) yield asStored(tenantPost(i, size), uidOf('0d', i), tenantStatus(i));
   for (let i = 0; i < size.policies; i++) yield asStored(policyPost(i, size), uidOf('0e', i));
-  for (let i = 0; i < size.events; i++) yield asStored(eventPost(i, size), uidOf('0f', i));
+  for (let i = 0; i < size.events; i++) yield asStored(eventPost(i, size, shape), uidOf('0f', i));
+  for (const i of injectedByEvent(size, shape)) yield asStored(injectionEventPost(i, size, uidOf('0c', i)), uidOf('10', i));
+}
+
+/** The engine pods the shape marks as injected by an Event only. */
+function injectedByEvent(size: ScaleSize, shape: ScaleShape): number[] {
+  if (shape.injection.event === 0) return [];
+  return Array.from({ length: engineCount(size, shape) }, (_, i) => i).filter((i) => injectionOf(i, shape.injection) === 'event');
 }
 
 /** A client for many small requests at once: keep-alive, `parallel` connections. */
@@ -268,15 +448,17 @@ async function pool(n: number, parallel: number, work: (i: number) => Promise<vo
 }
 
 /**
- * Builds the scenario: namespaces (with their `default` ServiceAccount), CacheBackends with status
- * written through the status subresource, engine pods (bound, most injected) and ordinary pods,
- * CacheTenants, CachePolicies and Events. `log` hears progress.
+ * Builds the scenario: namespaces (with their `default` ServiceAccount), Nodes with status, CacheBackends
+ * with status written through the status subresource, engine pods (bound, injected as the shape says)
+ * and ordinary pods, CacheTenants, CachePolicies, Events, and the injection Events of the engine pods
+ * the shape marks so. `log` hears progress.
  */
 export async function buildScenario(
   target: Target,
   size: ScaleSize,
   log: (text: string) => void = () => undefined,
   parallel = 32,
+  shape: ScaleShape = BENCH_SHAPE,
 ): Promise<void> {
   const api = client(target, parallel);
   const started = Date.now();
@@ -285,6 +467,12 @@ export async function buildScenario(
     step(`${size.namespaces} namespaces`);
     await pool(size.namespaces, parallel, async (i) => {
       for (const post of namespacePosts(i, size)) await api.send('POST', post.path, post.body);
+    });
+    if (size.nodes > 0) step(`${size.nodes} Nodes with status`);
+    await pool(size.nodes, parallel, async (i) => {
+      const post = nodePost(i);
+      await api.send('POST', post.path, post.body);
+      await api.send('PATCH', `${post.path}/${post.body.metadata.name}/status`, { status: nodeStatus(i) }, 'application/merge-patch+json');
     });
     step(`${size.backends} CacheBackends with status`);
     const uids: string[] = [];
@@ -295,15 +483,17 @@ export async function buildScenario(
       await api.send(
         'PATCH',
         `${post.path}/${post.body.metadata.name}/status`,
-        { status: backendStatus(i, size) },
+        { status: backendStatus(i, size, shape) },
         'application/merge-patch+json',
       );
     });
-    const engines = Math.floor(size.pods / 2);
-    step(`${size.pods} pods (${engines} engine pods)`);
+    step(`${size.pods} pods (${engineCount(size, shape)} engine pods, injected ${formatMix(shape.injection)})`);
+    const byEvent = new Set(injectedByEvent(size, shape));
+    const podUids = new Map<number, string>();
     await pool(size.pods, parallel, async (i) => {
-      const post = podPost(i, size, (backend) => uids[backend] ?? '');
-      await api.send('POST', post.path, post.body);
+      const post = podPost(i, size, shape, (backend) => uids[backend] ?? '');
+      const created = (await api.send('POST', post.path, post.body)) as { metadata: { uid: string } } | undefined;
+      if (byEvent.has(i)) podUids.set(i, created?.metadata.uid ?? '');
     });
     step(`${size.tenants} CacheTenants, ${size.policies} CachePolicies`);
     await pool(size.tenants, parallel, async (i) => {
@@ -322,7 +512,14 @@ export async function buildScenario(
     });
     step(`${size.events} Events`);
     await pool(size.events, parallel, async (i) => {
-      const post = eventPost(i, size);
+      const post = eventPost(i, size, shape);
+      await api.send('POST', post.path, post.body);
+    });
+    if (byEvent.size > 0) step(`${byEvent.size} InjectedByCacheBackend Events`);
+    const injected = [...byEvent];
+    await pool(injected.length, parallel, async (k) => {
+      const i = injected[k] ?? 0;
+      const post = injectionEventPost(i, size, podUids.get(i) ?? '');
       await api.send('POST', post.path, post.body);
     });
     step('built');
@@ -332,8 +529,8 @@ export async function buildScenario(
 }
 
 /** How many engine pods select backend `i`: engine pod j belongs to backend j mod backends. */
-function enginePodsOf(i: number, size: ScaleSize): number {
-  const engines = Math.floor(size.pods / 2);
+function enginePodsOf(i: number, size: ScaleSize, shape: ScaleShape): number {
+  const engines = engineCount(size, shape);
   return Math.floor(engines / size.backends) + (i < engines % size.backends ? 1 : 0);
 }
 
@@ -341,10 +538,10 @@ function enginePodsOf(i: number, size: ScaleSize): number {
  * The findings a `--config-only` run over the whole scenario makes, per code, counted from the
  * parameters (independently of the doctor's code).
  */
-export function expectedCounts(size: ScaleSize): Record<string, number> {
-  const engines = Math.floor(size.pods / 2);
-  const backendsWithoutPods = Array.from({ length: size.backends }, (_, i) => enginePodsOf(i, size)).filter((n) => n === 0).length;
-  const uninjected = Array.from({ length: engines }, (_, i) => i).filter((i) => i % UNINJECTED_EVERY === 0).length;
+export function expectedCounts(size: ScaleSize, shape: ScaleShape = BENCH_SHAPE): Record<string, number> {
+  const engines = engineCount(size, shape);
+  const backendsWithoutPods = Array.from({ length: size.backends }, (_, i) => enginePodsOf(i, size, shape)).filter((n) => n === 0).length;
+  const uninjected = Array.from({ length: engines }, (_, i) => i).filter((i) => injectionOf(i, shape.injection) === 'none').length;
   const overQuota = Array.from({ length: size.tenants }, (_, i) => i).filter((i) => i % OVER_QUOTA_EVERY === 0).length;
   const orphans = Array.from({ length: size.events }, (_, i) => i).filter((i) => i % ORPHAN_EVENT_EVERY === 0).length;
   const namespacesWithBackends = Math.min(size.namespaces, size.backends);

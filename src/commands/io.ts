@@ -31,6 +31,8 @@ export interface RunIO {
   readonly interrupt: AbortSignal;
   /** Standard input, read only for `doctor -f -`. */
   readonly stdin?: AsyncIterable<Uint8Array>;
+  /** A full garbage collection, where the process can make one (see `RunEnvironment.collectGarbage`). */
+  readonly collectGarbage?: () => void;
 }
 
 /**
@@ -45,5 +47,6 @@ export function runEnvironmentOf(io: RunIO): RunEnvironment {
     pod: { namespace: io.env['POD_NAMESPACE'], name: io.env['POD_NAME'] },
     files: io.files,
     interrupt: io.interrupt,
+    ...(io.collectGarbage === undefined ? {} : { collectGarbage: io.collectGarbage }),
   };
 }

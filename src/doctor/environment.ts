@@ -47,6 +47,11 @@ export interface RunEnvironment {
   readonly progress?: (line: string) => Promise<void>;
   /** Told what each attempt asked of the API server and how long its probes took; see {@link RunObserver}. */
   readonly observer?: RunObserver;
+  /**
+   * Collects the whole heap: called once an attempt has read everything and before it judges, when
+   * what reading left behind is garbage (src/full-collection.ts). Absent, nothing is collected early.
+   */
+  readonly collectGarbage?: () => void;
 }
 
 /** A probe the run times: gRPC health, each route of the controller-facing listener, a CacheBackend dial. */

@@ -108,6 +108,7 @@ export async function runPipeline(options: DoctorOptions, environment: RunEnviro
   const attempts: Attempt[] = [];
   for (let start = first; ; start = startAttempt(clock, options.timeoutMs, interrupt)) {
     const observation = await source.observe(start);
+    environment.collectGarbage?.();
     const { state } = observation.input;
     const warnings = [...observation.warnings];
     const findings = await judged(observation, source.checks, clock, interrupt);

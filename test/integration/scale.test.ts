@@ -1,8 +1,10 @@
 // A tenth of the scale scenario (docs/architecture.md#bars) in a control plane of its own: the report holds exactly
 // the findings the scenario implies, code by code, and the doctor asks the API server for each page of
 // each collection once, and the run, as the image runs it, stays under a memory bound with room to
-// spare. (Time, and memory at full size, are the benchmark's business: `npm run bench:scale`.)
-import { readFileSync } from 'node:fs';
+// spare; the bench's two floors count the same objects. A fiftieth of the Kubernetes envelope, in the
+// inference shape with more engine pods, is judged as its shape implies too. (Time, and memory at full
+// size, are the benchmark's business: `npm run bench:scale`.)
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -17,7 +19,18 @@ import { runBundle } from '../support/bundle.ts';
 import { startControlPlane, type ControlPlane } from '../../dev/cluster/controlplane.ts';
 import { installCrds } from '../../dev/cluster/manifests.ts';
 import { doctorIdentity, type Identity } from '../../dev/cluster/identity.ts';
-import { buildScenario, expectedCounts, scaled } from '../../dev/cluster/scale-scenario.ts';
+import {
+  BENCH_SHAPE,
+  ENVELOPE,
+  INFERENCE_SHAPE,
+  buildScenario,
+  expectedCounts,
+  scaled,
+  type ScaleShape,
+  type ScaleSize,
+} from '../../dev/cluster/scale-scenario.ts';
+import { collectProcess } from '../../dev/process.ts';
+import { collectionPath } from '../../src/cluster/kinds/access.ts';
 import { parseReport } from '../support/report-schema.ts';
 
 const available = inject('kubeconfig') !== '';
@@ -33,6 +46,32 @@ const SIZE = scaled(0.1);
 const TENTH_PEAK_RSS_MIB = 115;
 
 const USAGE_PRELOAD = resolve(import.meta.dirname, '../../scripts/bench/usage-preload.mjs');
+const FLOOR = resolve(import.meta.dirname, '../../scripts/bench/floor.mjs');
+
+/** A control plane of its own holding the scenario of `size` in `shape`, and an identity of the doctor's named `name`. */
+async function scenarioControlPlane(size: ScaleSize, shape: ScaleShape, name: string): Promise<{ cp: ControlPlane; id: Identity }> {
+  requireBundle();
+  const cp = await startControlPlane();
+  const kc = new KubeConfig();
+  kc.loadFromFile(cp.kubeconfigPath);
+  await installCrds(kc);
+  await buildScenario({ server: cp.server, caFile: cp.caFile, token: cp.adminToken }, size, undefined, 32, shape);
+  return { cp, id: await doctorIdentity(kc, { namespace: 'default', name, server: cp.server, caFile: cp.caFile }) };
+}
+
+/** What a floor of the bench prints: the objects it read, listing the doctor's collections as `id`, in `mode`. */
+async function floorCount(mode: 'json' | 'protobuf', cp: ControlPlane, id: Identity): Promise<string> {
+  const tokenFile = join(cp.dir, `floor-${mode}-token`);
+  writeFileSync(tokenFile, id.token);
+  const paths = listsOf(planRun({ configOnly: true }).reads).map((name) => collectionPath(KINDS[name].access, ''));
+  const run = await collectProcess(process.execPath, [FLOOR, mode, cp.server, cp.caFile, tokenFile, ...paths], {
+    env: { PATH: process.env['PATH'] ?? '' },
+    timeoutMs: 120_000,
+  });
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(0);
+  return run.stdout;
+}
 
 describe.skipIf(!available)(`a tenth of the scale scenario${skipReason}`, () => {
   let cp: ControlPlane;
@@ -42,13 +81,7 @@ describe.skipIf(!available)(`a tenth of the scale scenario${skipReason}`, () => 
   let peakRssMiB = 0;
 
   beforeAll(async () => {
-    requireBundle();
-    cp = await startControlPlane();
-    const kc = new KubeConfig();
-    kc.loadFromFile(cp.kubeconfigPath);
-    await installCrds(kc);
-    await buildScenario({ server: cp.server, caFile: cp.caFile, token: cp.adminToken }, SIZE);
-    id = await doctorIdentity(kc, { namespace: 'default', name: 'scale', server: cp.server, caFile: cp.caFile });
+    ({ cp, id } = await scenarioControlPlane(SIZE, BENCH_SHAPE, 'scale'));
     const usageFile = join(cp.dir, 'doctor-usage.json');
     const run = await runBundle(['doctor', '--kubeconfig', id.kubeconfig, '--config-only', '-o', 'json'], {
       command: [process.execPath, ...IMAGE_NODE_FLAGS, '--import', USAGE_PRELOAD, requireBundle()],
@@ -56,7 +89,7 @@ describe.skipIf(!available)(`a tenth of the scale scenario${skipReason}`, () => 
       timeoutMs: 120_000,
     });
     expect(run.code).toBe(1);
-    peakRssMiB = (JSON.parse(readFileSync(usageFile, 'utf8')) as { maxRssKiB: number }).maxRssKiB / 1024;
+    peakRssMiB = (JSON.parse(readFileSync(usageFile, 'utf8')) as { peakRssKiB: number }).peakRssKiB / 1024;
     for (const f of (parseReport(run.stdout) as { findings: { code: string }[] }).findings) counts[f.code] = (counts[f.code] ?? 0) + 1;
     requests = completedRequestsBy(cp.auditLogPath, new Set([id.username])).map((e) => ({
       verb: e.verb,
@@ -87,6 +120,12 @@ describe.skipIf(!available)(`a tenth of the scale scenario${skipReason}`, () => 
     expect(report.summary).toMatchObject({ exitCode: 0, failOn: 'FAIL' });
     expect(report.summary.warn).toBeGreaterThan(0);
     expect(report.findings.length).toBe(Object.values(counts).reduce((a, b) => a + b, 0));
+  }, 120_000);
+
+  it("the bench's floors, one reading JSON and one protobuf, count the same objects, every pod and Event among them", async () => {
+    const json = await floorCount('json', cp, id);
+    expect(await floorCount('protobuf', cp, id)).toBe(json);
+    expect(Number(/^(\d+) objects\n$/.exec(json)?.[1])).toBeGreaterThan(SIZE.pods + SIZE.events + SIZE.backends + SIZE.tenants);
   }, 120_000);
 
   it('lists each collection once, page by page, and reads nothing else', () => {
@@ -120,4 +159,37 @@ describe.skipIf(!available)(`a tenth of the scale scenario${skipReason}`, () => 
       Object.fromEntries(lists.map((name) => [`list ${KINDS[name].access.resource}`, pages(objects[name] ?? 0)])),
     );
   });
+});
+
+/** A fiftieth of the envelope: 3,000 pods over 100 Nodes, 150 CacheBackends in 10 namespaces. */
+const ENVELOPE_PART = scaled(0.02, ENVELOPE);
+/** Four in five pods engine pods, marked as the inference shape marks them (an Event for one in five). */
+const ENGINE_HEAVY: ScaleShape = { ...INFERENCE_SHAPE, enginePercent: 80 };
+
+describe.skipIf(!available)(`a fiftieth of the envelope, 80% engine pods${skipReason}`, () => {
+  let cp: ControlPlane;
+  let id: Identity;
+
+  beforeAll(async () => {
+    ({ cp, id } = await scenarioControlPlane(ENVELOPE_PART, ENGINE_HEAVY, 'scale-envelope'));
+  }, 180_000);
+
+  afterAll(async () => {
+    await cp.stop();
+  });
+
+  it('finds what the shape implies, code by code: the engine pods known injected only by their Events among EP002', async () => {
+    const run = await runBundle(['doctor', '--kubeconfig', id.kubeconfig, '--config-only', '-o', 'json'], { timeoutMs: 120_000 });
+    expect(run.code).toBe(1);
+    const counts: Record<string, number> = {};
+    for (const f of (parseReport(run.stdout) as { findings: { code: string }[] }).findings) counts[f.code] = (counts[f.code] ?? 0) + 1;
+    expect(counts).toEqual(Object.fromEntries(Object.entries(expectedCounts(ENVELOPE_PART, ENGINE_HEAVY)).filter(([, n]) => n > 0)));
+    expect(counts['EP002']).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("the bench's floors count the same objects, the Nodes among them", async () => {
+    const json = await floorCount('json', cp, id);
+    expect(await floorCount('protobuf', cp, id)).toBe(json);
+    expect(Number(/^(\d+) objects\n$/.exec(json)?.[1])).toBeGreaterThan(ENVELOPE_PART.pods + ENVELOPE_PART.events + ENVELOPE_PART.nodes);
+  }, 120_000);
 });

@@ -5,6 +5,7 @@
  * with one line on stderr and nothing on stdout.
  */
 import path from 'node:path';
+import { collectingIO } from '../../support/app-io.ts';
 import { expectGolden } from '../../support/golden.ts';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../../dev/paths.ts';
@@ -26,30 +27,9 @@ function parsed(...args: string[]) {
 
 /** Runs the app with `argv`, collecting stdout and stderr. */
 async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runApp({
-    argv,
-    env: {},
-    stdoutIsTTY: false,
-    out: (text) => {
-      stdout += text;
-      return Promise.resolve();
-    },
-    err: (text) => {
-      stderr += text;
-      return Promise.resolve();
-    },
-    clock: () => new Date(),
-    files: {
-      serviceAccountDir: '/nonexistent',
-      controllerToken: '/nonexistent',
-      podLabels: '/nonexistent',
-      terminationLog: '/nonexistent',
-    },
-    interrupt: new AbortController().signal,
-  });
-  return { code, stdout, stderr };
+  const { io, stdout, stderr } = collectingIO(argv);
+  const code = await runApp(io);
+  return { code, stdout: stdout(), stderr: stderr() };
 }
 
 describe('the explain command line', () => {

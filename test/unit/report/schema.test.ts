@@ -3,6 +3,7 @@
  * that refuses what the report never holds (so the checks that use it can fail), and that
  * `inferencecache schema` prints.
  */
+import { collectingIO } from '../../support/app-io.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from '../../../src/cli/parse.ts';
@@ -77,25 +78,9 @@ describe('the report schema', () => {
     expect(parseCommandLine(['schema'])).toEqual({ kind: 'schema' });
     expect(() => parseCommandLine(['schema', 'x'])).toThrow(/schema takes no arguments/);
     const { runApp } = await import('../../../src/app.ts');
-    let out = '';
-    const code = await runApp({
-      argv: ['schema'],
-      env: {},
-      stdoutIsTTY: false,
-      out: (text) => {
-        out += text;
-        return Promise.resolve();
-      },
-      err: () => Promise.resolve(),
-      clock: () => new Date(),
-      files: {
-        serviceAccountDir: '/nonexistent',
-        controllerToken: '/nonexistent',
-        podLabels: '/nonexistent',
-        terminationLog: '/nonexistent',
-      },
-      interrupt: new AbortController().signal,
-    });
+    const { io, stdout } = collectingIO(['schema']);
+    const code = await runApp(io);
+    const out = stdout();
     expect(code).toBe(0);
     expect(JSON.parse(out)).toEqual(JSON.parse(readFileSync(REPORT_SCHEMA_FILE, 'utf8')));
   });
