@@ -7,6 +7,8 @@
 #
 # Usage: hack/build-tools.sh [component...]
 #   components: etcd kube-apiserver kube-apiserver-oldest kube-controller-manager helm3 helm4 actionlint krew node
+#               kubernetes = every KUBERNETES_VERSION program, in one go build; kubernetes-oldest = the
+#               kube-apiserver at KUBERNETES_OLDEST_VERSION (and the kubelet when it is of that version)
 #               (default: all); kube-apiserver-oldest = kube-apiserver at KUBERNETES_OLDEST_VERSION
 #               api-protos = the Kubernetes API's .proto files in the Go module cache (for a test)
 #               node = kube-scheduler kube-proxy kubectl kubelet coredns kube-router pause (the real node of
@@ -17,7 +19,9 @@
 #               ../shared/thirdparty (both for `cluster:up -- --node --upstream`)
 #               flux = Flux's source-controller (a module) and helm-controller (from ../shared/thirdparty),
 #               for `cluster:up -- --node --flux`
-# Env: INFERENCECACHE_DOCTOR_CACHE_DIR overrides the cache root; GOMODCACHE/GOCACHE are honoured.
+# Env: INFERENCECACHE_DOCTOR_CACHE_DIR overrides the cache root; GOMODCACHE/GOCACHE are honoured;
+# BUILD_TIMES_FILE, when set, gets a line `<program><TAB><seconds>` for each program built and
+# `<program><TAB>cached` for each found built (the phase table of .ci/run, scripts/ci-phases.ts).
 # The last line printed is the bin dir (same as hack/bin-dir.sh).
 set -euo pipefail
 source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
@@ -28,6 +32,9 @@ export GOFLAGS=-mod=mod
 export GOTOOLCHAIN=local
 
 log() { echo "[build-tools] $*" >&2; }
+
+# record <program> <seconds|cached>: one line of BUILD_TIMES_FILE.
+record() { if [[ -n "${BUILD_TIMES_FILE:-}" ]]; then printf '%s\t%s\n' "$1" "$2" >> "$BUILD_TIMES_FILE"; fi; }
 
 command -v go >/dev/null || { log "go not found on PATH"; exit 1; }
 
@@ -41,8 +48,10 @@ build_bin() {
   log "building ${name} (${pkg}) -> ${dir}"
   (cd "$work" && nice -n 10 go build -trimpath -ldflags "-s -w ${ldflags}" -o "${dir}/.${name}.tmp" "$pkg")
   mv -f "${dir}/.${name}.tmp" "${dir}/${name}"
+  BUILT_NOW["${dir}/${name}"]=1
   end=$(date +%s)
   log "built ${dir}/${name} in $((end - start))s ($(du -h "${dir}/${name}" | cut -f1))"
+  record "$(basename "$dir")/${name}" "$((end - start))"
 }
 
 # quiet <workdir> <cmd...>: run in workdir, show output only on failure.
@@ -55,7 +64,14 @@ quiet() {
   fi
 }
 
-have() { [[ -x "$1" ]] && { log "$(basename "$(dirname "$1")")/$(basename "$1") already built, skipping"; return 0; }; return 1; }
+# Programs this run built, so a later `have` for one of them does not count it as found cached.
+declare -A BUILT_NOW=()
+have() {
+  [[ -x "$1" ]] || return 1
+  [[ -n "${BUILT_NOW[$1]:-}" ]] && return 0
+  log "$(basename "$(dirname "$1")")/$(basename "$1") already built, skipping"
+  record "$(basename "$(dirname "$1")")/$(basename "$1")" cached
+}
 
 # init_module <workdir> <module-path>: fresh go.mod (kept across runs; go.sum too).
 init_module() {
@@ -127,15 +143,41 @@ kube_ldflags() {
   echo "$f"
 }
 
-# build_kube <cmd> <dir> [version]
-build_kube() {
-  local name="$1" dir="$2" version="${3:-$KUBERNETES_VERSION}"
-  have "${dir}/${name}" && return 0
-  local work
+# build_kube_set <version> <name>:<dir>...: the Kubernetes programs of one version that are not built
+# yet, in one `go build`: the packages they share compile once, and each program links while the
+# compiler works on the next (links are single-threaded; built one by one, a core idled through each).
+build_kube_set() {
+  local version="$1"; shift
+  local pair name dir missing=() pkgs=()
+  for pair in "$@"; do
+    name="${pair%%:*}"; dir="${pair#*:}"
+    have "${dir}/${name}" && continue
+    missing+=("$pair"); pkgs+=("k8s.io/kubernetes/cmd/${name}")
+  done
+  [[ ${#missing[@]} -gt 0 ]] || return 0
+  local work start end out
   work=$(kube_work "$version")
-  quiet "$work" go get "k8s.io/kubernetes/cmd/${name}@${version}"
-  build_bin "$dir" "$name" "$work" "k8s.io/kubernetes/cmd/${name}" "$(kube_ldflags "$version")"
+  quiet "$work" go get "${pkgs[@]/%/@${version}}"
+  out="${work}/out"
+  rm -rf "$out"; mkdir -p "$out"
+  start=$(date +%s)
+  log "building ${missing[*]%%:*} (k8s.io/kubernetes ${version}) in one go build"
+  (cd "$work" && nice -n 10 go build -trimpath -ldflags "-s -w $(kube_ldflags "$version")" -o "${out}/" "${pkgs[@]}")
+  end=$(date +%s)
+  for pair in "${missing[@]}"; do
+    name="${pair%%:*}"; dir="${pair#*:}"
+    mkdir -p "$dir"
+    mv -f "${out}/${name}" "${dir}/${name}"
+    BUILT_NOW["${dir}/${name}"]=1
+    log "built ${dir}/${name} ($(du -h "${dir}/${name}" | cut -f1))"
+  done
+  # One figure for the set: its programs were built together.
+  record "kubernetes-${version} (${missing[*]%%:*})" "$((end - start))"
+  rm -rf "$out"
 }
+
+# build_kube <cmd> <dir> [version]: one Kubernetes program.
+build_kube() { build_kube_set "${3:-$KUBERNETES_VERSION}" "$1:$2"; }
 
 # CoreDNS with only the plugins a test cluster's DNS needs (kubernetes, no forward: nothing leaves
 # the machine), in plugin.cfg's order, as CoreDNS documents for custom builds.
@@ -247,15 +289,65 @@ prepare_nested() {
   touch "$work/.ready"
 }
 
-# Argo CD's multi-call binary. Its go.mod replaces gitops-engine with ./gitops-engine and k8s.io staging
-# modules, so `go install` cannot build it: built from a prepared copy (prepare_nested) with the
-# toolchain its go.mod asks for.
+# Argo CD's application-controller and repo-server, the two components the tests run. Its go.mod
+# replaces gitops-engine with ./gitops-engine and k8s.io staging modules, so `go install` cannot build
+# it: built from a prepared copy (prepare_nested) with the toolchain its go.mod asks for. Argo CD's
+# own main links every component (its API server, CLI, Dex, notifications, ApplicationSet's SCM
+# providers); ours links those two, which more than halves what is compiled. Like Argo CD's, it picks
+# the component by the name it is run as (or ARGOCD_BINARY_NAME).
 build_argocd() {
   have "${ARGOCD_DIR}/argocd" && return 0
   local work="${CP_WORK_ROOT}/argocd-${ARGOCD_VERSION}"
   GOTOOLCHAIN="$ARGOCD_GO_TOOLCHAIN" prepare_nested "$work" "Argo CD ${ARGOCD_VERSION}" \
     "github.com/argoproj/argo-cd/v3@${ARGOCD_VERSION}" "github.com/argoproj/argo-cd/gitops-engine/v3@${ARGOCD_VERSION}" gitops-engine
-  GOTOOLCHAIN="$ARGOCD_GO_TOOLCHAIN" build_bin "$ARGOCD_DIR" argocd "$work/src" ./cmd \
+  mkdir -p "$work/src/cmd/icd-argocd"
+  cat > "$work/src/cmd/icd-argocd/main.go" <<'GO'
+// Command icd-argocd runs Argo CD's application-controller or repo-server, chosen by the name it is run
+// as; built by inferencecache-doctor's hack/build-tools.sh with only what those two need.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	appcontroller "github.com/argoproj/argo-cd/v3/cmd/argocd-application-controller/commands"
+	reposerver "github.com/argoproj/argo-cd/v3/cmd/argocd-repo-server/commands"
+	"github.com/argoproj/argo-cd/v3/common"
+	"github.com/argoproj/argo-cd/v3/util/log"
+)
+
+func init() {
+	klog.SetLogger(log.NewLogrusLogger(log.NewWithCurrentConfig()))
+}
+
+// Argo CD's own main switches gRPC's DNS SRV lookups off, which the grpclb balancer its other
+// components link switches on; this build does not link grpclb, so they are off already (and Argo
+// CD's switch, which insists on finding them on, would panic).
+func main() {
+	name := filepath.Base(os.Args[0])
+	if v := os.Getenv("ARGOCD_BINARY_NAME"); v != "" {
+		name = v
+	}
+	var command *cobra.Command
+	switch name {
+	case common.CommandApplicationController:
+		command = appcontroller.NewCommand()
+	case common.CommandRepoServer:
+		command = reposerver.NewCommand()
+	default:
+		fmt.Fprintf(os.Stderr, "%s: this build runs only %s and %s\n", name, common.CommandApplicationController, common.CommandRepoServer)
+		os.Exit(2)
+	}
+	if err := command.Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+GO
+  GOTOOLCHAIN="$ARGOCD_GO_TOOLCHAIN" build_bin "$ARGOCD_DIR" argocd "$work/src" ./cmd/icd-argocd \
     "-X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v} -X github.com/argoproj/argo-cd/v3/common.gitTreeState=clean"
 }
 
@@ -352,7 +444,11 @@ build_upstream() {
   if [[ "$(cat "${dir}/.source-digest" 2>/dev/null)" != "$digest" ]]; then rm -rf "$dir"; fi
   local p missing=()
   for p in "${UPSTREAM_PROGRAMS[@]}"; do [[ -x "${dir}/${p}" ]] || missing+=("$p"); done
-  if [[ ${#missing[@]} -eq 0 ]]; then log "upstream-${UPSTREAM_COMMIT}: ${UPSTREAM_PROGRAMS[*]} already built, skipping"; return 0; fi
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    log "upstream-${UPSTREAM_COMMIT}: ${UPSTREAM_PROGRAMS[*]} already built, skipping"
+    record "upstream-${UPSTREAM_COMMIT} (${UPSTREAM_PROGRAMS[*]})" cached
+    return 0
+  fi
   local work="${CP_WORK_ROOT}/upstream-${UPSTREAM_COMMIT}"
   rm -rf "$work"
   mkdir -p "$work" "$dir"
@@ -370,6 +466,7 @@ build_upstream() {
   rm -rf "$work"
   end=$(date +%s)
   log "built the product in $((end - start))s ($(du -ch "${dir}"/* | tail -1 | cut -f1))"
+  record "upstream-${UPSTREAM_COMMIT} (${missing[*]})" "$((end - start))"
 }
 
 # cert-manager's three components from their cmd/* modules (THIRDPARTY_SRC_DIR), each in a writable copy
@@ -436,7 +533,9 @@ ensure_api_protos() {
 }
 
 components=("$@")
-[[ ${#components[@]} -gt 0 ]] || components=(etcd kube-apiserver kube-apiserver-oldest kube-controller-manager helm3 helm4 actionlint krew node argocd registry cosign oras api-protos upstream cert-manager flux)
+# By default everything, the Kubernetes programs of each version in one go build (kubernetes,
+# kubernetes-oldest, which takes the kubelet too when it is of that version).
+[[ ${#components[@]} -gt 0 ]] || components=(etcd kubernetes kubernetes-oldest helm3 helm4 actionlint krew node argocd registry cosign oras api-protos upstream cert-manager flux)
 log "versions: etcd ${ETCD_VERSION}, kubernetes ${KUBERNETES_VERSION} (kubelet ${KUBELET_VERSION}), helm ${HELM3_VERSION} / ${HELM4_VERSION}; go $(go env GOVERSION)"
 for c in "${components[@]}"; do
   case "$c" in
@@ -465,8 +564,12 @@ for c in "${components[@]}"; do
     flux) build_flux_source_controller; build_flux_helm_controller ;;
     flux-source-controller) build_flux_source_controller ;;
     flux-helm-controller) build_flux_helm_controller ;;
-    node) build_kube kube-scheduler "$KUBE_SCHEDULER_DIR"; build_kube kube-proxy "$KUBE_PROXY_DIR"; build_kube kubectl "$KUBECTL_DIR"
+    node) build_kube_set "$KUBERNETES_VERSION" "kube-scheduler:$KUBE_SCHEDULER_DIR" "kube-proxy:$KUBE_PROXY_DIR" "kubectl:$KUBECTL_DIR"
       build_kube kubelet "$KUBELET_DIR" "$KUBELET_VERSION"; build_coredns; build_kube_router; build_pause ;;
+    kubernetes) build_kube_set "$KUBERNETES_VERSION" "kube-apiserver:$KUBE_APISERVER_DIR" "kube-controller-manager:$KUBE_CONTROLLER_MANAGER_DIR" \
+        "kube-scheduler:$KUBE_SCHEDULER_DIR" "kube-proxy:$KUBE_PROXY_DIR" "kubectl:$KUBECTL_DIR" ;;
+    kubernetes-oldest) build_kube_set "$KUBERNETES_OLDEST_VERSION" "kube-apiserver:$KUBE_APISERVER_OLDEST_DIR" \
+        $([[ "$KUBELET_VERSION" == "$KUBERNETES_OLDEST_VERSION" ]] && echo "kubelet:$KUBELET_DIR") ;;
     *) log "unknown component: $c"; exit 2 ;;
   esac
 done

@@ -11,6 +11,9 @@
 //                                                            cert-manager, upstream's config/default (built from
 //                                                            ../shared/upstream) and the doctor's chart beside it
 //   node dev/cluster/cli.ts down                             stops everything and names what was left behind
+//   node dev/cluster/cli.ts down --orphans                   … and then what a killed run left without a state file,
+//                                                            found by the project's folder and object names under
+//                                                            os.tmpdir() (node/orphans.ts); exits 1 if any remains
 //   node dev/cluster/cli.ts status
 // State: ${XDG_RUNTIME_DIR:-os.tmpdir()}/inferencecache-doctor-cluster.json (override: CONTROLPLANE_STATE_FILE).
 import * as fs from 'node:fs';
@@ -25,6 +28,8 @@ import { INSTALL_NAMESPACE, applyObjects } from './manifests.ts';
 import { installUpstream } from './upstream/install.ts';
 import { UPSTREAM_DOCTOR_RELEASE, installDoctorChart } from './upstream/doctor-chart.ts';
 import { controlPlaneState, isAlive, startControlPlane, stopControlPlane, type ControlPlaneState } from './controlplane.ts';
+import { removeOrphans } from './node/orphans.ts';
+import { sharedNodeFile, sharedNodeRecorded, stopSharedNode } from './node/shared-node.ts';
 
 /** The state file of `up --node` also has what taking the node down needs. */
 type State = ControlPlaneState & { node?: NodeClusterState };
@@ -119,6 +124,25 @@ async function up(args: string[]): Promise<void> {
   console.log(`export KUBECONFIG=${cp.kubeconfigPath}`);
 }
 
+/**
+ * `down --orphans`: the recorded clusters first (cluster:up's state file, a test run's shared node),
+ * each taken down from its record, then whatever a killed run left unrecorded, by name.
+ */
+async function downOrphans(): Promise<void> {
+  if (readState() !== undefined) await down();
+  const shared = process.env['SHARED_NODE_FILE'] || sharedNodeFile();
+  if (sharedNodeRecorded(shared)) {
+    console.error(`[orphans] the shared node of a test run is recorded in ${shared}: taking it down`);
+    for (const p of await stopSharedNode(shared, (m) => console.error(`[node] ${m}`))) console.error(`[orphans] left behind: ${p}`);
+  }
+  const scope = os.tmpdir();
+  console.error(`[orphans] looking under ${scope} and in the machine for what a killed run left`);
+  const left = await removeOrphans(scope, (m) => console.error(`[orphans] ${m}`));
+  for (const l of left) console.error(`[orphans] left behind: ${l}`);
+  console.error(left.length === 0 ? '[orphans] nothing left' : `[orphans] ${String(left.length)} left`);
+  if (left.length > 0) process.exitCode = 1;
+}
+
 async function down(): Promise<void> {
   const state = readState();
   if (!state) {
@@ -149,10 +173,13 @@ function status(): void {
 const [cmd, ...rest] = process.argv.slice(2);
 try {
   if (cmd === 'up') await up(rest);
+  else if (cmd === 'down' && rest.includes('--orphans')) await downOrphans();
   else if (cmd === 'down') await down();
   else if (cmd === 'status') status();
   else {
-    console.error('usage: cli.ts up [--with-controller-manager | --node [--argocd] [--flux] [--upstream [--server-tls]]] | down | status');
+    console.error(
+      'usage: cli.ts up [--with-controller-manager | --node [--argocd] [--flux] [--upstream [--server-tls]]] | down [--orphans] | status',
+    );
     process.exitCode = 2;
   }
 } catch (err) {

@@ -1,12 +1,15 @@
-// The README's by-hand Helm test on the real node: `npm run cluster:up -- --node --flux`, then `helm install`
-// and `helm test --logs` with the printed KUBECONFIG, then `npm run cluster:down`, which exits non-zero when
-// anything of the cluster is left in the machine (it checks processes, mounts, cgroups, network
-// namespaces, interfaces, iptables chains and tables, ipsets, folders and sysctls).
+// The by-hand Helm test on the real node (docs/real-node.md#helm-test): `npm run cluster:up -- --node --flux`,
+// then `helm install` and `helm test --logs` with the printed KUBECONFIG, then `npm run cluster:down`, which
+// exits non-zero when anything of the cluster is left in the machine (it checks processes, mounts, cgroups,
+// network namespaces, interfaces, iptables chains and tables, ipsets, folders and sysctls).
+// Its subject is a node of its own, which cluster:up starts: the shared node of the other suites
+// (test/support/shared-node.ts) is taken down first, and the sequencer runs this suite before them
+// (vitest.config.ts), so it normally has not started yet.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { isAlive } from '../../dev/cluster/controlplane.ts';
 import { PROJECT_ROOT } from '../../dev/paths.ts';
@@ -16,6 +19,7 @@ import { NODE_NAME } from '../../dev/cluster/node/addresses.ts';
 import { FLUX_PROCESSES, missingForFlux } from '../../dev/cluster/node/flux.ts';
 import { missingForNode, nodeBinaries, type NodeClusterState } from '../../dev/cluster/node/node.ts';
 import { doctorChartArgs, doctorImageValues, registryLoginArgs, type NodeRegistry } from '../../dev/cluster/node/registry.ts';
+import { stopNode } from '../support/shared-node.ts';
 
 const helm4 = helmBinaries().find((h) => h.name === 'Helm 4');
 const missing = [
@@ -25,9 +29,13 @@ const missing = [
 ];
 if (missing.length > 0 && HELM_MUST_RUN) throw new Error(`cluster:up --node must run under CI: missing ${missing.join(', ')}`);
 const skip = missing.length > 0;
-const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see README "A real node")` : '';
+const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see docs/real-node.md)` : '';
 
 describe.skipIf(skip)(`cluster:up --node --flux, by hand${skipReason}`, () => {
+  beforeAll(async () => {
+    expect(await stopNode((l) => console.info(`[shared node] ${l}`))).toEqual([]);
+  }, 300_000);
+
   it('comes up (kubectl get nodes: Ready), passes helm install + helm test --logs, and cluster:down leaves nothing', () => {
     requireBundle();
     ensureImage();

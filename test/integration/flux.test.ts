@@ -2,7 +2,7 @@
 // CA, the pull secret) as an OCIRepository, and helm-controller v1.6.3 installs it from chart/README.md's
 // HelmRelease and runs its Helm test (`spec.test.enable`) on the real node. Assertions read what
 // `kubectl describe helmrelease` and `kubectl events --for HelmRelease/<name>` show, and what
-// `kubectl describe pod` shows of the doctor's pod (docs/real-node.md, "Flux"; chart/README.md, "Flux").
+// `kubectl describe pod` shows of the doctor's pod (docs/real-node.md, "Flux"; docs/chart.md, "Flux").
 import { execFileSync } from 'node:child_process';
 import { CoreV1Api, CustomObjectsApi, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +18,8 @@ import {
   writeStatus,
 } from '../../dev/cluster/manifests.ts';
 import { OCI_REPOSITORIES, missingForFlux } from '../../dev/cluster/node/flux.ts';
-import { missingForNode, nodeBinaries, nodeLeftovers, startNodeCluster, type NodeCluster } from '../../dev/cluster/node/node.ts';
+import { missingForNode, nodeBinaries, type NodeCluster } from '../../dev/cluster/node/node.ts';
+import { acquireNode, releaseNode } from '../support/shared-node.ts';
 import { pullSecret, publishChart } from '../../dev/cluster/node/registry.ts';
 import { REMOTE_ENDPOINT, WORKLOAD_NAMESPACE, deploySampleInstall, setServerHealth } from '../../dev/cluster/node/sample-install-pods.ts';
 import { healthyBackendStatus } from '../../dev/cluster/sample-install-local.ts';
@@ -45,6 +46,7 @@ describe.skipIf(skip)(
   `Flux helm-controller v1.6.3 installs the chart from the OCI registry and runs its Helm test on the real node${skipReason}`,
   () => {
     let cluster: NodeCluster;
+    let released = false;
     const core = () => cluster.kc.makeApiClient(CoreV1Api);
     const custom = () => cluster.kc.makeApiClient(CustomObjectsApi);
     const releases = () => helmReleases(cluster.kc, cluster.registry);
@@ -96,7 +98,7 @@ describe.skipIf(skip)(
     beforeAll(async () => {
       requireBundle();
       ensureImage();
-      cluster = await startNodeCluster({ flux: true, log: (l) => console.info(`[node] ${l}`) });
+      cluster = await acquireNode({ flux: true, log: (l) => console.info(`[node] ${l}`) });
       await deploySampleInstall(cluster.kc);
       await applyObjects(cluster.kc, [pullSecret(cluster.registry, INSTALL_NAMESPACE)]);
       await releases().applySource();
@@ -110,7 +112,7 @@ describe.skipIf(skip)(
       });
     }, 900_000);
     afterAll(async () => {
-      await cluster?.stop();
+      if (cluster !== undefined && !released) await releaseNode();
     }, 300_000);
 
     it("a. healthy: Ready=True TestSucceeded, TestSuccess=True, the test hook Succeeded in the history, the pod's log a report with SN004", async () => {
@@ -328,11 +330,13 @@ describe.skipIf(skip)(
       }
     }, 600_000);
 
-    it('cluster down stops source-controller and helm-controller and leaves nothing', async () => {
+    // The node outlives the suite (test/support/node-setup.ts takes it down at the end of the run and
+    // fails the run if it leaves any process, mount, cgroup, network namespace, interface, iptables chain or ipset).
+    it("source-controller and helm-controller are the node's, to be stopped with it; the suite leaves the node as it found it", async () => {
       const state = cluster.state;
       for (const name of ['flux-source-controller', 'flux-helm-controller']) expect(state.pids[name], name).toBeDefined();
-      await cluster.stop();
-      expect(nodeLeftovers(state)).toEqual([]);
+      released = true;
+      expect(await releaseNode((l) => console.info(`[node] ${l}`))).toEqual([]);
     }, 300_000);
   },
 );

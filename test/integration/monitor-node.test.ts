@@ -12,7 +12,8 @@ import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { CACHE_BACKENDS, INSTALL_NAMESPACE, applyObjects, writeStatus } from '../../dev/cluster/manifests.ts';
-import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../../dev/cluster/node/node.ts';
+import { missingForNode, type NodeCluster } from '../../dev/cluster/node/node.ts';
+import { acquireNode, releaseNode } from '../support/shared-node.ts';
 import { doctorChartArgs, doctorImageValues, pullSecret, registryLoginArgs } from '../../dev/cluster/node/registry.ts';
 import { REMOTE_ENDPOINT, WORKLOAD_NAMESPACE, deploySampleInstall, setServerHealth } from '../../dev/cluster/node/sample-install-pods.ts';
 import { healthyBackendStatus } from '../../dev/cluster/sample-install-local.ts';
@@ -54,6 +55,7 @@ const firing = (alerts: readonly Alert[], name: string, code: string) =>
 
 describe.skipIf(skip)(`the monitor on the real node, scraped by a real Prometheus${skipReason}`, () => {
   let cluster: NodeCluster;
+  let released = false;
   let prometheus: Prometheus | undefined;
   const log = (l: string) => console.info(`[monitor] ${l}`);
   const core = () => cluster.kc.makeApiClient(CoreV1Api);
@@ -84,7 +86,7 @@ describe.skipIf(skip)(`the monitor on the real node, scraped by a real Prometheu
   beforeAll(async () => {
     requireBundle();
     ensureImage();
-    cluster = await startNodeCluster({ log });
+    cluster = await acquireNode({ log });
     await deploySampleInstall(cluster.kc);
     await applyObjects(cluster.kc, [pullSecret(cluster.registry, INSTALL_NAMESPACE)]);
     if (HELM4 === undefined) throw new Error('no Helm 4');
@@ -129,7 +131,7 @@ describe.skipIf(skip)(`the monitor on the real node, scraped by a real Prometheu
   }, 900_000);
   afterAll(async () => {
     await prometheus?.stop();
-    await cluster?.stop();
+    if (cluster !== undefined && !released) await releaseNode();
   }, 300_000);
 
   it('a healthy install: the pod found by its annotations, Prometheus scrapes up 1 and the findings, labelled by cluster and namespace', async () => {
@@ -209,11 +211,12 @@ describe.skipIf(skip)(`the monitor on the real node, scraped by a real Prometheu
     expect((await p.query('inferencecache_doctor_findings{code="SV003",status="OK"}'))[0]?.value).toBe(1);
   }, 900_000);
 
-  it('Prometheus stopped and the cluster down leave no process, mount, cgroup, network namespace, interface, iptables chain or ipset', async () => {
+  // The node outlives the suite (test/support/node-setup.ts takes it down at the end of the run and
+  // fails the run if it leaves any process, mount, cgroup, network namespace, interface, iptables chain or ipset).
+  it('Prometheus stopped, the suite leaves the node as it found it', async () => {
     await prometheus?.stop();
     prometheus = undefined;
-    const state = cluster.state;
-    await cluster.stop();
-    expect(nodeLeftovers(state)).toEqual([]);
+    released = true;
+    expect(await releaseNode(log)).toEqual([]);
   }, 300_000);
 });

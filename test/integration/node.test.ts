@@ -16,7 +16,8 @@ import { CACHE_BACKENDS, INSTALL_NAMESPACE, applyObjects, createNamespace, write
 import { HELM_MUST_RUN, helmBinaries, reportIn, runHelmAsync, type HelmBinary } from '../support/helm.ts';
 import { ensureImage } from '../support/image/build.ts';
 import { BRIDGE, DNS_SERVICE_IP, GUARD_CHAIN, NODE_NAME, POD_CIDR, SERVICE_CIDR } from '../../dev/cluster/node/addresses.ts';
-import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../../dev/cluster/node/node.ts';
+import { missingForNode, type NodeCluster } from '../../dev/cluster/node/node.ts';
+import { acquireNode, releaseNode } from '../support/shared-node.ts';
 import { IMAGES } from '../../dev/cluster/images.ts';
 import {
   PULL_SECRET_NAME,
@@ -47,7 +48,7 @@ const missing = [...missingForNode(), ...HELMS.filter(({ helm }) => helm.missing
 if (missing.length > 0 && HELM_MUST_RUN)
   throw new Error(`the real node must run under CI: missing ${missing.join(', ')} (.ci/run installs them)`);
 const skip = missing.length > 0;
-const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see README "A real node")` : '';
+const skipReason = skip ? ` (skipped: missing ${missing.join(', ')}; see docs/real-node.md)` : '';
 
 const CONTROLLER_LABELS = { 'app.kubernetes.io/name': 'inference-cache', 'app.kubernetes.io/component': 'controller' };
 const POLICY = 'inference-cache-server-snapshot';
@@ -77,6 +78,7 @@ const inCidr = (ip: string, cidr: string): boolean => {
 
 describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy, CoreDNS, kube-router${skipReason}`, () => {
   let cluster: NodeCluster;
+  let released = false;
   const core = () => cluster.kc.makeApiClient(CoreV1Api);
   const pod = (name: string): Promise<V1Pod> => core().readNamespacedPod({ namespace: INSTALL_NAMESPACE, name });
   /** The healthy backend's last KV event, 5 s ago again: the suite runs for longer than its freshness window. */
@@ -86,7 +88,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
   beforeAll(async () => {
     requireBundle();
     ensureImage();
-    cluster = await startNodeCluster({ log: (l) => console.info(`[node] ${l}`) });
+    cluster = await acquireNode({ log: (l) => console.info(`[node] ${l}`) });
     await deploySampleInstall(cluster.kc);
     // The chart comes from the registry (oci://) and its pods pull the doctor image from there with a pull secret.
     await applyObjects(cluster.kc, [pullSecret(cluster.registry, INSTALL_NAMESPACE)]);
@@ -106,7 +108,7 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
     ]);
   }, 900_000);
   afterAll(async () => {
-    await cluster?.stop();
+    if (cluster !== undefined && !released) await releaseNode();
   }, 300_000);
 
   it('the node is Ready on containerd with the kubelet 1.35, and every address is inside the machine', async () => {
@@ -537,9 +539,10 @@ describe.skipIf(skip)(`a real node: kubelet, containerd, CNI bridge, kube-proxy,
     }, 600_000);
   });
 
-  it('cluster down leaves no process, mount, cgroup, network namespace, interface, iptables chain or ipset', async () => {
-    const state = cluster.state;
-    await cluster.stop();
-    expect(nodeLeftovers(state)).toEqual([]);
+  // The node outlives the suite (test/support/node-setup.ts takes it down at the end of the run and
+  // fails the run if it leaves any process, mount, cgroup, network namespace, interface, iptables chain or ipset).
+  it('the suite leaves the shared node as it found it: every namespace, object and pod sandbox it added is gone', async () => {
+    released = true;
+    expect(await releaseNode((l) => console.info(`[node] ${l}`))).toEqual([]);
   }, 300_000);
 });

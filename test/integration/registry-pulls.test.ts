@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBundle } from '../../dev/bundle.ts';
 import { createNamespace, installCrds } from '../../dev/cluster/manifests.ts';
 import { createBackend } from '../../dev/cluster/objects.ts';
-import { missingForNode, nodeLeftovers, startNodeCluster, type NodeCluster } from '../../dev/cluster/node/node.ts';
+import { missingForNode, type NodeCluster } from '../../dev/cluster/node/node.ts';
+import { acquireNode, releaseNode } from '../support/shared-node.ts';
 import {
   chartsRepository,
   doctorChart,
@@ -35,7 +36,7 @@ import type { JsonReport } from '../support/json-report.ts';
 const missing = missingForNode();
 if (missing.length > 0 && HELM_MUST_RUN)
   throw new Error(`the real node must run under CI: missing ${missing.join(', ')} (.ci/run installs them)`);
-const skipReason = missing.length > 0 ? ` (skipped: missing ${missing.join(', ')}; see README "A real node")` : '';
+const skipReason = missing.length > 0 ? ` (skipped: missing ${missing.join(', ')}; see docs/real-node.md)` : '';
 
 const NAMESPACE = 'pulls';
 const HELM4 = helmBinaries().find((h) => h.name === 'Helm 4') ?? { name: 'Helm 4', bin: '', missing: 'Helm 4 is not known' };
@@ -55,7 +56,7 @@ describe.skipIf(missing.length > 0)(`pulls from the node's registry, judged by t
   beforeAll(async () => {
     requireBundle();
     ensureImage();
-    cluster = await startNodeCluster({ log: (l) => console.info(`[registry] ${l}`) });
+    cluster = await acquireNode({ log: (l) => console.info(`[registry] ${l}`) });
     const { registry } = cluster;
     // The engine pods pull one tag, the chart's doctor pod the other by digest, so each pull is a real one.
     image = `${registry.host}/inferencecache-doctor:${PACKAGE.version}-pulls`;
@@ -117,9 +118,9 @@ describe.skipIf(missing.length > 0)(`pulls from the node's registry, judged by t
   afterAll(async () => {
     rmSync(scratch, { recursive: true, force: true });
     if (cluster === undefined) return;
-    const state = cluster.state;
-    await cluster.stop();
-    expect(nodeLeftovers(state)).toEqual([]);
+    // The node outlives the suite (test/support/node-setup.ts takes it down at the end of the run and
+    // fails the run if it leaves anything in the machine); the suite leaves it as it found it.
+    expect(await releaseNode((l) => console.info(`[registry] ${l}`))).toEqual([]);
   }, 300_000);
 
   it('the registry asks for credentials, over TLS from its own CA, and accepts the right ones', async () => {

@@ -12,7 +12,7 @@
  * @module
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -107,6 +107,23 @@ function helm(bin: string, args: readonly string[], home: string): void {
   if (run.status !== 0) throw new Error(`helm ${args.join(' ')}: ${run.stderr || run.stdout}`);
 }
 
+/**
+ * The handle on an Argo CD started under the node's folder `dir`, from what a state file keeps of it
+ * (a shared node's, test/support/shared-node.ts): its Helm repository's address and the chart version
+ * it first served.
+ */
+export function argoCdFrom(dir: string, helmRepoUrl: string, chartVersion: string): ArgoCd {
+  const helmBin = argoCdPrograms().helm;
+  const home = join(dir, 'argocd');
+  const repo = join(home, 'helm-repo');
+  const data = join(home, 'data');
+  const publishChart = (version: string): void => {
+    helm(helmBin, ['package', join(PROJECT_ROOT, 'chart'), '--version', version, '--destination', repo], data);
+    helm(helmBin, ['repo', 'index', repo, '--url', helmRepoUrl], data);
+  };
+  return { helmRepoUrl, chartVersion, publishChart };
+}
+
 /** Starts Redis, the Helm repository, the repo-server and the application-controller; applies Argo CD's objects. */
 export async function startArgoCd(opts: AddOnOptions): Promise<ArgoCd> {
   const { kc, dir, detached, log, started } = opts;
@@ -123,8 +140,11 @@ export async function startArgoCd(opts: AddOnOptions): Promise<ArgoCd> {
     ['argocd-repo-server', programs.argocd],
     ['argocd-application-controller', programs.argocd],
     ['helm', programs.helm],
-  ] as const)
+  ] as const) {
+    // A start that failed before left its links: made afresh.
+    rmSync(join(paths.bin, link), { force: true });
     symlinkSync(target, join(paths.bin, link));
+  }
   const [redisPort, repoPort, repoMetrics, controllerMetrics, helmRepoPort] = (await freePorts(5)) as [
     number,
     number,
@@ -159,10 +179,7 @@ export async function startArgoCd(opts: AddOnOptions): Promise<ArgoCd> {
 
   const chartVersion = String((parse(readFileSync(join(PROJECT_ROOT, 'chart', 'Chart.yaml'), 'utf8')) as { version: unknown }).version);
   const helmRepoUrl = `http://127.0.0.1:${helmRepoPort}`;
-  const publishChart = (version: string): void => {
-    helm(programs.helm, ['package', join(PROJECT_ROOT, 'chart'), '--version', version, '--destination', paths.repo], paths.data);
-    helm(programs.helm, ['repo', 'index', paths.repo, '--url', helmRepoUrl], paths.data);
-  };
+  const { publishChart } = argoCdFrom(dir, helmRepoUrl, chartVersion);
   publishChart(chartVersion);
   log(`serving the chart as a Helm repository on ${helmRepoUrl}`);
   const repo = started(

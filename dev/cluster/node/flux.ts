@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddOnOptions } from './add-on-options.ts';
 import { freePorts, httpGetOk, readPinnedVersions, spawnLogged, waitFor } from '../controlplane.ts';
@@ -77,8 +77,14 @@ export async function startFlux(opts: AddOnOptions): Promise<Flux> {
   const home = join(dir, 'flux');
   const paths = { bin: join(home, 'bin'), storage: join(home, 'storage'), tmp: join(home, 'tmp') };
   for (const p of Object.values(paths)) mkdirSync(p, { recursive: true, mode: 0o700 });
-  symlinkSync(programs.sourceController, join(paths.bin, 'source-controller'));
-  symlinkSync(programs.helmController, join(paths.bin, 'helm-controller'));
+  // A start that failed before left its links: made afresh.
+  for (const [link, target] of [
+    ['source-controller', programs.sourceController],
+    ['helm-controller', programs.helmController],
+  ] as const) {
+    rmSync(join(paths.bin, link), { force: true });
+    symlinkSync(target, join(paths.bin, link));
+  }
 
   log('applying the Flux CRDs (source-controller, helm-controller) and the flux-system namespace');
   const yamlFiles = (folder: string) =>

@@ -1,10 +1,10 @@
-// chart/README.md's Memory section says what the doctor's memory request and limit are and how to
-// size the limit above the Kubernetes envelope. The defaults it names are values.yaml's; the envelope it
-// starts from is the one its table shows inside the default limit; its per-1,000-engine-pods figure is
-// derived from the growth table of docs/performance.md (twice the measured cost of an engine pod with its
-// finding and its injection Event, rounded up to a whole Mi); every `helm` command it gives renders a
-// pod with exactly the memory it sets; and the limit of each worked example follows the rule for the
-// engine pods its comment names.
+// The Memory section of docs/chart.md (where chart/README.md's Memory section leads) says what the
+// doctor's memory request and limit are and how to size the limit above the Kubernetes envelope. The
+// defaults it names are values.yaml's; the envelope it starts from is the one its table shows inside the
+// default limit; its per-1,000-engine-pods figure is derived from the growth table of docs/performance.md
+// (twice the measured cost of an engine pod with its finding and its injection Event, rounded up to a
+// whole Mi); every `helm` command it gives renders a pod with exactly the memory it sets; and the limit
+// of each worked example follows the rule for the engine pods its comment names.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,14 +13,14 @@ import { PROJECT_ROOT } from '../../../dev/paths.ts';
 import { CHART_DIR, helmBinaries, helmTemplate, skipReason } from '../../support/helm.ts';
 import type { PodObject } from './pod-facts.ts';
 
-const readme = readFileSync(join(CHART_DIR, 'README.md'), 'utf8');
+const chartDoc = readFileSync(join(PROJECT_ROOT, 'docs/chart.md'), 'utf8');
 const performance = readFileSync(join(PROJECT_ROOT, 'docs/performance.md'), 'utf8');
 const values = parse(readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8')) as {
   resources: { requests: { memory: string }; limits: { memory: string } };
 };
 
 /** The text of the Memory section, up to the next section. */
-const section = /^## Memory\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? '';
+const section = /^## Memory\n([\s\S]*?)(?=^## )/m.exec(chartDoc)?.[1] ?? '';
 
 /** `1,234` as 1234. */
 const count = (text: string | undefined) => Number((text ?? 'NaN').replaceAll(',', ''));
@@ -67,7 +67,7 @@ function perItem(row: string): number {
   return count(bytes);
 }
 
-describe('chart/README.md, Memory', () => {
+describe('docs/chart.md, Memory', () => {
   it('names the request and the limit of values.yaml', () => {
     expect(/The request \(`(\d+Mi)`\)/.exec(section)?.[1]).toBe(values.resources.requests.memory);
     expect(/the limit \(`(\d+Mi)`\)/.exec(section)?.[1]).toBe(values.resources.limits.memory);
