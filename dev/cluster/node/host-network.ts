@@ -22,7 +22,7 @@ const FAMILIES = [
 ] as const;
 type Family = (typeof FAMILIES)[number];
 /** Chains made by kube-proxy, the kubelet, kube-router, the CNI plugins, or this module. */
-const OWN_CHAIN = /^(KUBE-|ICD-|CNI-)/;
+export const OWN_CHAIN = /^(KUBE-|ICD-|CNI-)/;
 /** The sysctls the node needs: routing between the bridge and the node, and iptables on bridged frames. */
 const SYSCTLS = ['net/ipv4/ip_forward', 'net/bridge/bridge-nf-call-iptables'] as const;
 
@@ -53,7 +53,7 @@ function tryRun(cmd: string, args: readonly string[], input?: string): string | 
  * The nf_tables tables (`ip filter`, …). Read with nft: iptables' nf_tables flavour creates a table
  * when it is merely listed, so only tables that exist are listed with it.
  */
-function tables(): string[] {
+export function tables(): string[] {
   return (tryRun('nft', ['list', 'tables']) ?? '')
     .split('\n')
     .map((l) => /^table (\S+) (\S+)$/.exec(l.trim()))
@@ -66,7 +66,8 @@ function existing(family: Family): string[] {
   return TABLES.filter((t) => present.has(`${family.name} ${t}`));
 }
 
-function chains(): string[] {
+/** Every iptables chain, as `family/table/chain`, of the tables the cluster writes that exist. */
+export function chains(): string[] {
   return FAMILIES.flatMap((family) =>
     existing(family).flatMap((table) =>
       (tryRun(family.save, ['-t', table]) ?? '')

@@ -21,7 +21,7 @@ import { cacheRoot } from '../../paths.ts';
 import { killGroup } from '../controlplane.ts';
 import { BRIDGE } from './addresses.ts';
 import { cgroupProcs, kubepodsCgroups, removeCgroupTree } from './cgroups.ts';
-import { links, netns, tearDownHostNetwork } from './host-network.ts';
+import { OWN_CHAIN, chains, ipsets, links, netns, tables, tearDownHostNetwork } from './host-network.ts';
 import { cleanUpKubeProxy } from './kube-proxy.ts';
 import { cleanUpKubeRouter } from './kube-router.ts';
 import { nodeBinaries } from './node.ts';
@@ -115,40 +115,14 @@ function mountsOf(folders: readonly string[], global: boolean): string[] {
     .sort((a, b) => b.length - a.length);
 }
 
-const chainPattern = /^(KUBE-|ICD-|CNI-)/;
-
 /** The project's iptables chains (`ip/mangle/ICD-POD-GUARD`, …), in both families. */
 function ownChains(): string[] {
-  const out: string[] = [];
-  for (const [family, save] of [
-    ['ip', 'iptables-save'],
-    ['ip6', 'ip6tables-save'],
-  ] as const) {
-    const text = spawnSync(save, [], { encoding: 'utf8' }).stdout ?? '';
-    let table = '';
-    for (const line of text.split('\n')) {
-      if (line.startsWith('*')) table = line.slice(1);
-      else if (line.startsWith(':')) {
-        const chain = line.slice(1).split(' ')[0] ?? '';
-        if (chainPattern.test(chain)) out.push(`${family}/${table}/${chain}`);
-      }
-    }
-  }
-  return out;
+  return chains().filter((c) => OWN_CHAIN.test(c.split('/').at(-1) ?? ''));
 }
 
 /** The ipsets kube-router makes (its names start `kube-router-` or `KUBE-`). */
 function ownIpsets(): string[] {
-  return (spawnSync('ipset', ['list', '-n'], { encoding: 'utf8' }).stdout ?? '')
-    .split('\n')
-    .filter((s) => /^(kube-router-|KUBE-)/i.test(s));
-}
-
-function nftTables(): string[] {
-  return (spawnSync('nft', ['list', 'tables'], { encoding: 'utf8' }).stdout ?? '').split('\n').flatMap((l) => {
-    const m = /^table (\S+) (\S+)$/.exec(l.trim());
-    return m === null ? [] : [`${m[1] ?? ''} ${m[2] ?? ''}`];
-  });
+  return ipsets().filter((s) => /^(kube-router-|KUBE-)/i.test(s));
 }
 
 /** What a killed run left under `scope` and (when no node of the project runs any more) in the machine; empty when nothing. */
@@ -220,9 +194,9 @@ export async function removeOrphans(scope: string, log: (line: string) => void =
     for (const problem of tearDownHostNetwork({
       sysctls: {},
       // Only the empty tables iptables makes (its families' four) may go; any other is the machine's.
-      tables: nftTables().filter((t) => !/^ip6? (filter|nat|mangle|raw)$/.test(t)),
+      tables: tables().filter((t) => !/^ip6? (filter|nat|mangle|raw)$/.test(t)),
       chains: [],
-      ipsets: (spawnSync('ipset', ['list', '-n'], { encoding: 'utf8' }).stdout ?? '').split('\n').filter((s) => s !== ''),
+      ipsets: ipsets(),
       netns: netns().filter((n) => !n.startsWith('cni-')),
       links: links().filter((l) => l !== BRIDGE),
     }))
